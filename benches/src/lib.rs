@@ -1,0 +1,3 @@
+//! Shared helpers for rat's benchmarks (the benches themselves are in `benches/benches/`).
+//! Under construction: no benchmark yet.
+#![forbid(unsafe_code)]
