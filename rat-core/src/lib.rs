@@ -2,5 +2,7 @@
 //! HTTP anywhere: the terminals (over `tmux-cc`), the files, their input schemas, descriptions
 //! and result texts, and the mTLS bundles shared by ratd, rat and rat-tool.
 //!
-//! Under construction (issues 3, 4, 5): nothing here works yet.
+//! Under construction (issues 3, 4, 5).
 #![forbid(unsafe_code)]
+
+pub mod tools;

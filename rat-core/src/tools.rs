@@ -1,0 +1,148 @@
+//! What every tool returns, and the read budget shared by `read_window` and `read_file`.
+//!
+//! Source: ratd-design.txt, sections Tools, Errors, Read budget and Logs. A tool is a plain
+//! async function returning a [`ToolResult`]: the text the agent reads, how the call ended
+//! ([`Outcome`], which decides MCP's `isError` and the log level), and the facts a log line may
+//! carry ([`ToolResult::log`]), never the content of a text, keys or a file.
+
+use std::fmt;
+
+/// How a tool call ended. Decides `isError` (ratd-design.txt, Errors: "IsError marks a result
+/// whose action was not done; a message tells an outcome the agent may act upon") and the log
+/// level (ratd-design.txt, Logs: warning for a failure the agent did not cause).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done as asked. `isError` false; logged `ok`.
+    Ok,
+    /// Not an error, but not what was asked either (nothing to close, a window that already
+    /// exists, empty text without Enter). `isError` false; logged `message`.
+    Message,
+    /// Not done because of the agent's input or the state it asked about (a bad name, a control
+    /// character, a missing window). `isError` true; logged `error` at info level.
+    Refused {
+        /// For the log line only, never shown to the agent: why, in a few words.
+        cause: String,
+    },
+    /// Not done for a reason the agent did not cause (tmux not answering, an I/O error of the
+    /// system, an internal error). `isError` true; logged `error` at warning level.
+    Failed {
+        /// For the log line only: the underlying error, with its chain.
+        cause: String,
+    },
+}
+
+impl Outcome {
+    /// MCP's `isError` for this outcome.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Outcome::Refused { .. } | Outcome::Failed { .. })
+    }
+}
+
+/// The result of one tool call: the text for the agent and what a log line may tell of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The whole text the agent reads (a header line between brackets when there is something
+    /// to say, then the content), exactly as it goes into the MCP result's one text content.
+    pub text: String,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// Facts for the log line, as `key=value` pairs in order: sizes, counts, paths, whether
+    /// Enter was pressed (ratd-design.txt, Logs). NEVER the content of a text, keys or a file.
+    pub log: Vec<(&'static str, String)>,
+}
+
+impl ToolResult {
+    /// A result done as asked.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            outcome: Outcome::Ok,
+            log: Vec::new(),
+        }
+    }
+    /// A message: not an error, not what was asked either.
+    pub fn message(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            outcome: Outcome::Message,
+            log: Vec::new(),
+        }
+    }
+    /// Refused because of the agent's input; `cause` goes to the log only.
+    pub fn refused(text: impl Into<String>, cause: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            outcome: Outcome::Refused {
+                cause: cause.into(),
+            },
+            log: Vec::new(),
+        }
+    }
+    /// Failed for a reason the agent did not cause; `cause` goes to the log only.
+    pub fn failed(text: impl Into<String>, cause: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            outcome: Outcome::Failed {
+                cause: cause.into(),
+            },
+            log: Vec::new(),
+        }
+    }
+    /// Adds a fact for the log line (never content).
+    pub fn with_log(mut self, key: &'static str, value: impl fmt::Display) -> Self {
+        self.log.push((key, value.to_string()));
+        self
+    }
+}
+
+/// The most a result of `read_window` or `read_file` holds, header included, in bytes
+/// (ratd-design.txt, Read budget). Set by ratd's `--read-budget`; 64 KiB by default, never
+/// under 20 KiB (a screen of 4-byte characters, its line breaks and its longest header take
+/// 19349 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReadBudget(usize);
+
+impl ReadBudget {
+    /// The smallest budget accepted: 20 KiB.
+    pub const MIN: usize = 20 * 1024;
+    /// The default budget: 64 KiB.
+    pub const DEFAULT: ReadBudget = ReadBudget(64 * 1024);
+
+    /// A budget of `bytes`, or an error telling the size read when it is under [`Self::MIN`].
+    pub fn new(bytes: usize) -> Result<Self, BudgetTooSmall> {
+        if bytes < Self::MIN {
+            Err(BudgetTooSmall { bytes })
+        } else {
+            Ok(Self(bytes))
+        }
+    }
+    /// The budget in bytes.
+    pub fn bytes(self) -> usize {
+        self.0
+    }
+}
+
+impl Default for ReadBudget {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl fmt::Display for ReadBudget {
+    /// `64 KiB` when a whole number of KiB, else `N bytes`: the form the descriptions state.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 % 1024 == 0 {
+            write!(f, "{} KiB", self.0 / 1024)
+        } else {
+            write!(f, "{} bytes", self.0)
+        }
+    }
+}
+
+/// A read budget under 20 KiB was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the read budget must be at least 20 KiB (20480 bytes): {bytes} bytes were given")]
+pub struct BudgetTooSmall {
+    /// The size asked for, in bytes.
+    pub bytes: usize,
+}
