@@ -6,3 +6,8 @@
 #![forbid(unsafe_code)]
 
 pub mod tools;
+pub mod catalog;
+pub mod connect;
+pub mod files;
+pub mod mtls;
+pub mod terminals;

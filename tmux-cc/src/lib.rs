@@ -3,4 +3,7 @@
 //! Under construction (issue 2): `parse` (a pure, incremental nom parser of control mode),
 //! `quote` (any argument into a command line, byte for byte), `Server` (a tmux server run in
 //! the foreground as a child) and `Client` (the control connection, pipelined commands,
-//! notifications). Nothing here works yet.
+//! notifications).
+
+pub mod parse;
+pub mod quote;
