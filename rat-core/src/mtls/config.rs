@@ -1,0 +1,279 @@
+//! The rustls configurations built from a side, and the verifiers that make them say what
+//! plan.md asks (Bundles: "What a refused client sees").
+
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{ResolvesClientCert, verify_server_cert_signed_by_trust_anchor};
+use rustls::crypto::{WebPkiSupportedAlgorithms, verify_tls12_signature, verify_tls13_signature};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::server::{ParsedCertificate, WebPkiClientVerifier};
+use rustls::sign::CertifiedKey;
+use rustls::{
+    CertificateError, CommonState, DigitallySignedStruct, DistinguishedName, Error, RootCertStore,
+    SignatureScheme,
+};
+use x509_parser::prelude::{FromDer, X509Certificate};
+
+use super::load::{LoadError, Side, common_name, provider};
+
+/// The only application protocol ratd speaks: HTTP/1.1 (plan.md, MCP over HTTP with rmcp).
+pub const ALPN_HTTP11: &[u8] = b"http/1.1";
+
+fn roots(side: &Side) -> Result<Arc<RootCertStore>, LoadError> {
+    let mut roots = RootCertStore::empty();
+    roots
+        .add(side.ca.clone())
+        .map_err(|e| LoadError::NotSignedByCa {
+            certificate: side.role.cert_file().to_owned(),
+            ca: super::CA_FILE.to_owned(),
+            reason: format!("the CA is not usable as a trust anchor: {e}"),
+        })?;
+    Ok(Arc::new(roots))
+}
+
+fn unusable(side: &Side, e: impl std::fmt::Display) -> LoadError {
+    // Checks 1 to 7 passed: rustls refusing the credential means the key does not fit it.
+    LoadError::KeyMismatch {
+        key: format!("{} ({e})", side.role.key_file()),
+        certificate: side.role.cert_file().to_owned(),
+    }
+}
+
+pub(crate) fn server_config(side: &Side) -> Result<Arc<rustls::ServerConfig>, LoadError> {
+    let provider = provider();
+    let inner = WebPkiClientVerifier::builder_with_provider(roots(side)?, provider.clone())
+        .build()
+        .map_err(|e| unusable(side, e))?;
+    let verifier = Arc::new(BundleClientVerifier { inner });
+    let certified = Arc::new(CertifiedKey::new(
+        vec![side.certificate.clone()],
+        side.key.clone(),
+    ));
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| unusable(side, e))?
+        .with_client_cert_verifier(verifier)
+        .with_cert_resolver(Arc::new(AlwaysServerCert(certified)));
+    config.alpn_protocols = vec![ALPN_HTTP11.to_vec()];
+    Ok(Arc::new(config))
+}
+
+pub(crate) fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, LoadError> {
+    let provider = provider();
+    let verifier = Arc::new(BundleServerVerifier {
+        roots: roots(side)?,
+        algorithms: provider.signature_verification_algorithms,
+    });
+    let certified = Arc::new(CertifiedKey::new(
+        vec![side.certificate.clone()],
+        side.key.clone(),
+    ));
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| unusable(side, e))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_client_cert_resolver(Arc::new(BundleClientCert {
+            certified,
+            ca_subject: side.ca_subject.clone(),
+        }));
+    config.alpn_protocols = vec![ALPN_HTTP11.to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The server certificate, whatever the client asks for (no SNI: clients reach ratd by any
+/// name or address).
+#[derive(Debug)]
+struct AlwaysServerCert(Arc<CertifiedKey>);
+
+impl rustls::server::ResolvesServerCert for AlwaysServerCert {
+    fn resolve(&self, _: rustls::server::ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
+}
+
+/// ratd's verifier of client certificates: rustls' WebPKI verifier with the bundle CA as the
+/// only root (chain, validity, clientAuth), whose refusals are mapped so that the alert a
+/// refused client reads is the one plan.md lists:
+/// - another bundle of the same tenant: `unknown_ca` (a signature that does not verify with the
+///   CA of the same name is reported as an unknown issuer, as Go does);
+/// - wrong role (no clientAuth): `bad_certificate` (rustls would send `unsupported_certificate`;
+///   the error returned is then [`CertificateError::BadEncoding`], the one rustls maps to
+///   `bad_certificate`, and the real reason is logged at debug level);
+/// - expired: `certificate_expired` (rustls' own mapping);
+/// - no certificate, which a client of another tenant sends (see [`BundleClientCert`]):
+///   `certificate_required` (rustls' own, as a certificate is mandatory).
+#[derive(Debug)]
+struct BundleClientVerifier {
+    inner: Arc<dyn ClientCertVerifier>,
+}
+
+impl ClientCertVerifier for BundleClientVerifier {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        true
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> Result<ClientCertVerified, Error> {
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+            .map_err(|e| {
+                let mapped = match &e {
+                    #[allow(deprecated)]
+                    Error::InvalidCertificate(
+                        CertificateError::BadSignature
+                        | CertificateError::UnsupportedSignatureAlgorithm
+                        | CertificateError::UnsupportedSignatureAlgorithmContext { .. }
+                        | CertificateError::UnsupportedSignatureAlgorithmForPublicKeyContext {
+                            ..
+                        },
+                    ) => Error::InvalidCertificate(CertificateError::UnknownIssuer),
+                    Error::InvalidCertificate(
+                        CertificateError::InvalidPurpose
+                        | CertificateError::InvalidPurposeContext { .. },
+                    ) => Error::InvalidCertificate(CertificateError::BadEncoding),
+                    _ => return e,
+                };
+                tracing::debug!(reason = %e, "client certificate refused");
+                mapped
+            })
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// A client's verifier of the server certificate: the chain to the bundle CA (the only root),
+/// its validity and the serverAuth role, as rustls' WebPKI verifier checks them, and nothing
+/// skipped but the host name, which the server certificate does not carry. The handshake
+/// signature is verified as usual: the server proves it holds the key of its certificate.
+#[derive(Debug)]
+struct BundleServerVerifier {
+    roots: Arc<RootCertStore>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for BundleServerVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, Error> {
+        let cert = ParsedCertificate::try_from(end_entity)?;
+        verify_server_cert_signed_by_trust_anchor(
+            &cert,
+            &self.roots,
+            intermediates,
+            now,
+            self.algorithms.all,
+        )?;
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+/// The client certificate, presented as Go's TLS client does: only to a server asking for a
+/// certificate of a CA named as the bundle's (or naming none). A client of another tenant thus
+/// presents no certificate, and ratd refuses it with `certificate_required`.
+#[derive(Debug)]
+struct BundleClientCert {
+    certified: Arc<CertifiedKey>,
+    /// The CA subject, DER with its outer SEQUENCE, as `certificate_authorities` carries it.
+    ca_subject: Vec<u8>,
+}
+
+impl ResolvesClientCert for BundleClientCert {
+    fn resolve(
+        &self,
+        root_hint_subjects: &[&[u8]],
+        _sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<CertifiedKey>> {
+        let asked = root_hint_subjects.is_empty()
+            || root_hint_subjects.contains(&self.ca_subject.as_slice());
+        asked.then(|| self.certified.clone())
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// The name in the certificate the peer of a connection presented (its subject CN), once the
+/// handshake is done: for ratd, the client name, which is the session; for a client, the
+/// tenant. `None` before the handshake completed or without a certificate (which ratd's
+/// configuration does not allow). Pass a `rustls::ServerConnection` or `ClientConnection`
+/// (they deref to [`CommonState`]), e.g. `tls_stream.get_ref().1`.
+pub fn peer_name(conn: &CommonState) -> Option<String> {
+    peer_name_from_certs(conn.peer_certificates()?)
+}
+
+/// The client name (= tmux session) of a connection accepted with
+/// [`ServerSide::rustls_config`](super::ServerSide::rustls_config): the CN of its verified client
+/// certificate. Same as [`peer_name`], named for ratd.
+pub fn peer_client_name(conn: &CommonState) -> Option<String> {
+    peer_name(conn)
+}
+
+/// The CN of the first (end-entity) certificate of `certs`, as [`peer_name`] tells it.
+pub fn peer_name_from_certs(certs: &[CertificateDer<'_>]) -> Option<String> {
+    let (_, cert) = X509Certificate::from_der(certs.first()?).ok()?;
+    let name = common_name(&cert);
+    (!name.is_empty()).then_some(name)
+}
