@@ -1,1 +1,429 @@
-//! The file tools, write_file and read_file (ratd-design.txt, Files and Read budget). Under construction (issue 4).
+//! The file tools, write_file and read_file, as plain async functions: no HTTP, no tmux.
+//!
+//! Source: ratd-design.txt, sections Files, Read budget, Timeouts, Errors and Logs, every
+//! sentence of which is a rule here. ratd reads and writes files itself, on its own machine and
+//! as its own user: tmux, its terminal backend, would only add a round trip, and replace precise
+//! errors with its messages.
+//!
+//! ```no_run
+//! # async fn example() {
+//! use std::time::Duration;
+//! use rat_core::files::{ReadFile, WriteFile, read_file, write_file};
+//! use rat_core::tools::ReadBudget;
+//!
+//! let written = write_file(
+//!     WriteFile { path: "~/notes/todo.txt".into(), content: "buy milk\n".into() },
+//!     Duration::from_secs(10),
+//! )
+//! .await;
+//! // "Created /home/alice/notes/todo.txt (9 B). Missing directories created: /home/alice/notes. ..."
+//! let read = read_file(
+//!     ReadFile { path: "~/notes/todo.txt".into(), ..Default::default() },
+//!     ReadBudget::DEFAULT,
+//!     Duration::from_secs(10),
+//! )
+//! .await;
+//! // "[/home/alice/notes/todo.txt: 1 line, 9 B, modified 0s ago]\nbuy milk\n"
+//! # }
+//! ```
+//!
+//! # Design decisions
+//!
+//! **Paths** are absolute or start with `~/` (the home directory of the user ratd runs as, where
+//! the terminals start). A relative path is refused, with the reason: relative to a window, it
+//! would be relative to its foreground process, the local ssh client under ssh, and the file
+//! would silently land elsewhere. Paths are normalized without resolving anything (`//` and `/./`
+//! go, `..` stays: the kernel resolves it through symbolic links as a shell would).
+//!
+//! **Writing in place**, as `cp` does: the file is truncated, then written. It keeps its mode,
+//! owner, hard links and extended attributes, and a symbolic link is followed, writing its target,
+//! as a human editing it would. The cost, told to the agent: a write failing midway (no space
+//! left) leaves the file partial, and the error says so. Rejected: a temporary file renamed over
+//! the target (atomic, but it breaks hard links, turns a link into a file, may change the owner,
+//! needs to write in the directory); an `atomic` parameter (small models set it "to be safe").
+//!
+//! **Only regular files**, checked three times: `stat` before opening (opening some devices has
+//! effects), opened with `O_NONBLOCK` (a FIFO without a reader then fails at once with ENXIO for
+//! a write, and a read never blocks), and `fstat` once open (the file opened may not be the one
+//! checked). Created or replaced is told by opening exclusively first (`O_CREAT|O_EXCL`, 0644
+//! minus the umask), then the existing file. Missing directories are created as `mkdir -p` does
+//! (0755 minus the umask), top down, and named in the result: a typo in a path creates
+//! directories the agent did not mean.
+//!
+//! **Errors** of the file system are told as the system gives them (`no space left on device`,
+//! `read-only file system`: strerror, first letter lowered), as an agent expects of a low level
+//! operation. A denied permission names the user ratd runs as, the one the terminals run as.
+//! Outcomes: the agent's input or the state it asked about (a missing file, a denied permission,
+//! a read-only file system, a directory, binary content, a line too far) is
+//! [`Outcome::Refused`](crate::tools::Outcome::Refused), logged at info level; what the agent did
+//! not cause (no space left, an I/O error, a file system not answering, an internal error) is
+//! [`Outcome::Failed`](crate::tools::Outcome::Failed), a warning in the logs.
+//!
+//! **Reading** returns whole lines, lines rather than bytes: agents think in lines, and a byte
+//! offset cuts lines and characters. What is sent is checked first, as it can not be taken back
+//! from a model's context: a regular file; a read bounded to the size at open (a log growing
+//! meanwhile is read as it was, consistently with the size told), files showing a size of 0
+//! (/proc) being read to their end; text (no NUL byte, the heuristic of git and `grep -I`, and
+//! valid UTF-8), the line of the first offence told, pointing to the terminal (`file`, `xxd`,
+//! `base64`); the read budget, header included. A file over the budget read without a range
+//! sends only its size, line count and modification, for the agent to pick a range, its start
+//! checked to be text all the same. A range returns the whole lines that fit and where to
+//! continue, as `read(2)` returns fewer bytes than asked; a single line over the budget is
+//! pointed to the terminal (`head -c`, `cut -c`).
+//!
+//! **Scanning** (reaching a line, counting lines) takes half of the call's time at most: a bound
+//! in time rather than in size, as the speed depends on where the file is (the page cache, a
+//! disk). A line out of reach in time is refused, pointing to a negative start_line or the
+//! terminal (`sed -n`, `tail -n`); a total not counted in time is not told ("too large to count
+//! its lines"), and a range from the end is then numbered from the end ("lines -100 to -41
+//! counted from the end"). Reading from the end reads backwards: instant on any size. Every range
+//! is read forward and cut at the end, telling the line to continue with. How scanning is fast:
+//! see [`scan`].
+//!
+//! **Time**: file operations can not be interrupted. Each runs on a blocking thread
+//! (`spawn_blocking`); on a file system not answering (a stale NFS mount, which blocks a human as
+//! well) the call returns at the end of its time with a message saying so, logged as a warning,
+//! while the operation stays blocked until the file system answers, one thread per call.
+//!
+//! **Logs**: the path and sizes, the lines read, whether a read was cut or counted, whether a file
+//! was created and how many directories: never the content.
+
+use std::fs::FileType;
+use std::io;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use nix::errno::Errno;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::tools::{Outcome, ReadBudget, ToolResult};
+
+mod read;
+pub mod scan;
+pub mod text;
+mod write;
+
+/// The input of write_file: `{path, content}`, both required (the content may be empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(description = "")]
+pub struct WriteFile {
+    /// absolute, or starting with ~/ for the home directory
+    pub path: String,
+    /// the whole content of the file, written as is: nothing is added
+    pub content: String,
+}
+
+/// The input of read_file: `{path, start_line, max_lines, line_numbers}`, only the path
+/// required. `start_line` 0 is no start (lines count from 1, and a schema can not tell 0 from a
+/// missing number), and so is `max_lines` 0; `max_lines` is unsigned, so that the schema refuses
+/// a negative number.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(description = "")]
+pub struct ReadFile {
+    /// absolute, or starting with ~/ for the home directory
+    pub path: String,
+    /// the first line to read, from 1 (the default); negative counts from the end: -100 for the
+    /// last 100 lines
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    pub start_line: Option<i64>,
+    /// the most lines to read, all by default
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub max_lines: Option<u64>,
+    /// prefix each line with its number and a tab, as cat -n does: to refer to lines, not to
+    /// write the content back
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub line_numbers: Option<bool>,
+}
+
+/// The description of write_file (ratd-design.txt, Files): what it does, the path rule, the
+/// missing directories, and the subagent for copies. It tells no way around for binary content:
+/// an agent that needs one encodes it by itself, and pointing to one (`base64 -d`) would invite
+/// it into its context, a third larger and meaningless to the model.
+pub fn write_file_description() -> String {
+    "Write a whole text file on the machine of the terminals, creating or replacing it, with exactly \
+     the content given: nothing is added, end it with a new line if the file needs one. The path is \
+     absolute or starts with ~/. Missing directories are created. To copy a file from your own file \
+     system, if you can start a subagent, have it do both steps, reading the file and writing it \
+     here (rather than reading it yourself or passing its content in its prompt): the file then \
+     fills the subagent's context, discarded once done, instead of yours."
+        .to_owned()
+}
+
+/// The description of read_file (ratd-design.txt, Files and Read budget), stating the read budget.
+pub fn read_file_description(budget: ReadBudget) -> String {
+    format!(
+        "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \
+         default, negative counts from the end: -100 for the last 100 lines), at most max_lines \
+         (all by default). The result holds at most {budget}: a larger file read without a range \
+         tells its size and line count, for you to pick a range. The path is absolute or starts \
+         with ~/."
+    )
+}
+
+/// write_file: writes `input.content` to `input.path`, creating the file (and its missing
+/// directories) or replacing it in place, within `deadline` (the call's time, 10 s in ratd).
+///
+/// Results: `Created PATH (SIZE).` or `Replaced PATH (SIZE, SIZE before).`, plus the directories
+/// created; refusals and failures as the module doc tells. Log facts: `path`, `bytes`, `created`,
+/// `former_size`, `directories_created`.
+pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
+    let bytes = input.content.len();
+    let path = match absolute_path(&input.path) {
+        Ok(path) => path,
+        Err(refused) => return first_logs(refused, &input.path, bytes),
+    };
+    let shown = path.display().to_string();
+    let content = input.content;
+    let task = tokio::task::spawn_blocking(move || write::write_now(&path, content.as_bytes()));
+    let result = match tokio::time::timeout(deadline, task).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => ToolResult::failed(
+            format!("Writing {shown} failed: internal error, logged."),
+            format!("the write task failed: {error}"),
+        ),
+        Err(_) => ToolResult::failed(
+            format!(
+                "The file system did not answer in time: {shown} may still be written, partially \
+                 or not. Check it before writing again."
+            ),
+            format!("the file system did not answer within {deadline:?}"),
+        ),
+    };
+    first_logs(result, &shown, bytes)
+}
+
+/// read_file: reads whole lines of the text file at `input.path`, within `budget` (header
+/// included) and `deadline` (the call's time, 10 s in ratd), scanning for half of it at most.
+///
+/// Results: a header between brackets (`[PATH: lines 10 to 12 of 100, 792 B, modified 3s ago]`,
+/// with `; cut to the read budget (64 KiB): continue with start_line N` after a cut), then the
+/// exact content; a file over the budget read without a range: its size, line count and
+/// modification, as a message. Log facts: `path`, `lines`, `bytes` (of the result), `cut`,
+/// `counted`, `size` (of the file).
+pub async fn read_file(input: ReadFile, budget: ReadBudget, deadline: Duration) -> ToolResult {
+    let started = Instant::now();
+    let path = match absolute_path(&input.path) {
+        Ok(path) => path,
+        Err(refused) => return refused.with_log("path", &input.path),
+    };
+    let shown = path.display().to_string();
+    let scan_deadline = started + deadline / 2;
+    let task = tokio::task::spawn_blocking(move || {
+        read::read_now(&path, &input, budget, scan_deadline, SystemTime::now())
+    });
+    let result = match tokio::time::timeout(deadline, task).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => ToolResult::failed(
+            format!("Reading {shown} failed: internal error, logged."),
+            format!("the read task failed: {error}"),
+        ),
+        Err(_) => ToolResult::failed(
+            format!("The file system did not answer in time: {shown} could not be read."),
+            format!("the file system did not answer within {deadline:?}"),
+        ),
+    };
+    let mut result = result;
+    result.log.insert(0, ("path", shown));
+    result
+}
+
+/// Puts the path and the size of the content first in the log facts of a write.
+fn first_logs(mut result: ToolResult, path: &str, bytes: usize) -> ToolResult {
+    result.log.insert(0, ("path", path.to_owned()));
+    result.log.insert(1, ("bytes", bytes.to_string()));
+    result
+}
+
+/// `given` as an absolute normalized path: absolute, or starting with `~/` for the home directory
+/// of ratd's user (`~` alone is that directory). Anything else is refused, telling why.
+fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
+    if given.contains('\0') {
+        return Err(ToolResult::refused(
+            format!("Path {given:?} holds a NUL byte, which no file name can hold."),
+            "NUL byte in the path",
+        ));
+    }
+    let expanded = if given == "~" || given.starts_with("~/") {
+        match std::env::home_dir() {
+            Some(home) if home.is_absolute() => home.join(given[1..].trim_start_matches('/')),
+            _ => {
+                return Err(ToolResult::failed(
+                    format!(
+                        "Path {given:?} starts with ~/, but the home directory is unknown: give an absolute path."
+                    ),
+                    "no home directory",
+                ));
+            }
+        }
+    } else {
+        PathBuf::from(given)
+    };
+    if !expanded.is_absolute() {
+        return Err(ToolResult::refused(
+            format!(
+                "Path {given:?} is relative: give an absolute path, or one starting with ~/ \
+                 (list_windows shows the directories of your windows)."
+            ),
+            "relative path",
+        ));
+    }
+    // `//` and `/./` go, a trailing `/` too; `..` stays, for the kernel to resolve
+    Ok(expanded
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect())
+}
+
+/// How a file tool accesses a file, for the texts refusing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    /// Creating a missing directory for write_file.
+    Create,
+}
+
+/// The refusal of `path`, of type `file_type`, if it is not a regular file: a directory, or what
+/// the file tools do not access (a FIFO would block, a device is not a file to replace, /dev/zero
+/// never ends).
+fn not_regular(path: &Path, file_type: FileType, access: Access) -> Option<ToolResult> {
+    if file_type.is_file() {
+        return None;
+    }
+    let path = path.display();
+    if file_type.is_dir() {
+        let text = match access {
+            Access::Read => {
+                format!("{path} is a directory, not a file: list it in the terminal (ls).")
+            }
+            Access::Write | Access::Create => format!("{path} is a directory, not a file."),
+        };
+        return Some(ToolResult::refused(text, "a directory"));
+    }
+    let kind = if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    };
+    let tool = match access {
+        Access::Read => "read_file only reads",
+        Access::Write | Access::Create => "write_file only writes",
+    };
+    Some(ToolResult::refused(
+        format!("{path} is not a regular file ({kind}): {tool} regular files."),
+        format!("not a regular file: {kind}"),
+    ))
+}
+
+/// The result of a file operation, `what` telling it (`Writing /x`), failed with `error` on
+/// `path`; see [`failure_text`]. The outcome is Refused for what the agent's input or the state
+/// it asked about caused, Failed (a warning) for the rest.
+fn failure(
+    error: &io::Error,
+    what: &str,
+    path: &Path,
+    access: Access,
+    partial: bool,
+) -> ToolResult {
+    let errno = error.raw_os_error().map(Errno::from_raw);
+    let text = failure_text(errno, what, path, access, &user_name(), partial);
+    let cause = match errno {
+        Some(errno) => format!("{errno:?}: {error}"),
+        None => error.to_string(),
+    };
+    let outcome = match errno {
+        Some(errno) if caused_by_the_agent(errno) => Outcome::Refused { cause },
+        _ => Outcome::Failed { cause },
+    };
+    ToolResult {
+        text,
+        outcome,
+        log: Vec::new(),
+    }
+}
+
+/// The text of a failed file operation: the system's reason as is (strerror, first letter
+/// lowered: `Writing /x failed: no space left on device.`), a denied permission naming `user`,
+/// the one ratd and its terminals run as. `partial` tells the file was truncated before failing.
+/// An error without an errno is internal: logged, not shown.
+fn failure_text(
+    errno: Option<Errno>,
+    what: &str,
+    path: &Path,
+    access: Access,
+    user: &str,
+    partial: bool,
+) -> String {
+    let mut text = match errno {
+        Some(Errno::EACCES) => {
+            let verb = match access {
+                Access::Read => "read",
+                Access::Write => "written",
+                Access::Create => "created",
+            };
+            format!(
+                "Permission denied: {} can not be {verb} by {user}, the user the terminals run as.",
+                path.display()
+            )
+        }
+        Some(errno) => format!("{what} failed: {}.", lowered(errno.desc())),
+        None => format!("{what} failed: internal error, logged."),
+    };
+    if partial {
+        text += " The file may be partial: write it again once fixed.";
+    }
+    text
+}
+
+/// `reason` with its first letter lowered, as Go and the kernel's own words spell errors
+/// (`No space left on device` becomes `no space left on device`).
+fn lowered(reason: &str) -> String {
+    let mut chars = reason.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Whether a failure with `errno` comes from the agent's input or the state it asked about
+/// (logged at info level), rather than from the system (a warning).
+fn caused_by_the_agent(errno: Errno) -> bool {
+    matches!(
+        errno,
+        Errno::ENOENT
+            | Errno::ENOTDIR
+            | Errno::EISDIR
+            | Errno::EACCES
+            | Errno::EPERM
+            | Errno::EROFS
+            | Errno::ENAMETOOLONG
+            | Errno::ELOOP
+            | Errno::EEXIST
+            | Errno::ETXTBSY
+            | Errno::ENXIO
+            | Errno::ENODEV
+            | Errno::EFBIG
+            | Errno::EINVAL
+    )
+}
+
+/// The name of the user ratd runs as (its effective uid), or `uid N` without a passwd entry.
+fn user_name() -> String {
+    let uid = nix::unistd::geteuid();
+    match nix::unistd::User::from_uid(uid) {
+        Ok(Some(user)) => user.name,
+        _ => format!("uid {uid}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

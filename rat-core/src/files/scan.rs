@@ -1,0 +1,531 @@
+//! Scanning files: counting lines, finding where a line starts (from the start or from the end),
+//! and checking that bytes are text (no NUL byte, valid UTF-8), at memory speed.
+//!
+//! Public for the benchmark (`benches/benches/scan.rs`), which measures the same code read_file
+//! runs. Source: ratd-design.txt, Files ("1 GiB is scanned in 80 ms from the page cache (checks
+//! for text included)") and Read budget.
+//!
+//! How it is fast:
+//! - Files are read with `pread` into one buffer of [`CHUNK`] bytes, reused: small enough to stay
+//!   in the L2 cache between the copy from the page cache and the passes over it, large enough
+//!   that a system call costs nothing next to the copy.
+//! - New lines are counted with `bytecount` (AVX2 or SSE2, picked at run time), which counts
+//!   without stopping at each match as `memchr_iter` does: dense lines (a log of 40-byte lines)
+//!   cost the same as sparse ones. The one chunk holding the line looked for is then searched
+//!   with `memchr`/`memrchr`.
+//! - The text checks ([`Scanner`] with `check_text`) run over the same chunk while it is in
+//!   cache: `memchr` for a NUL byte, `simdutf8` for UTF-8 (a character cut between two chunks is
+//!   carried over, never taken for an invalid one).
+//! - No `mmap`: a file truncated while mapped (a log rotated, a file rewritten) kills the process
+//!   reading it with SIGBUS, and rat-core forbids `unsafe`. `pread` into a cached buffer is within
+//!   a small factor of it (see docs/benchmarks.md).
+//!
+//! Every file scan takes a deadline, checked before each chunk but the first (a scan always
+//! reads one chunk: small files and the ends of large ones are always reached): read_file scans
+//! for half of the time of its call at most, and a disk (or a stale network file system) is much
+//! slower than the page cache. `Ok(None)` means the deadline came first.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::time::Instant;
+
+/// The size of the chunks scans read, in bytes: 256 KiB.
+pub const CHUNK: usize = 256 * 1024;
+
+/// What was wrong with bytes that are not text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offence {
+    /// A NUL byte: the heuristic of git and `grep -I` for binary content.
+    Nul,
+    /// Bytes that are not valid UTF-8.
+    InvalidUtf8,
+}
+
+/// The first offence found in bytes checked for text, and its line, counted from 1 at the start
+/// of the bytes scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotText {
+    /// What was found.
+    pub offence: Offence,
+    /// The line it is on, 1 for the first line of the bytes scanned.
+    pub line: u64,
+}
+
+/// What a scan saw: bytes, new lines, the last byte and, when checked, the first offence to text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// The bytes scanned.
+    pub bytes: u64,
+    /// The new line characters (`\n`) among them.
+    pub newlines: u64,
+    /// The last byte scanned, if any.
+    pub last_byte: Option<u8>,
+    /// The first offence to text, when the scan checked for it.
+    pub not_text: Option<NotText>,
+}
+
+impl Tally {
+    /// The lines scanned: the new lines, plus a last line without one.
+    pub fn lines(&self) -> u64 {
+        self.newlines + u64::from(self.last_byte.is_some_and(|byte| byte != b'\n'))
+    }
+}
+
+/// Counts lines over bytes fed in any number of chunks and, if asked, checks they are text, in
+/// the same pass. Feeding the bytes whole or in any pieces gives the same [`Tally`].
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    check_text: bool,
+    tally: Tally,
+    /// The start of a character cut at the end of the last chunk (at most 3 bytes).
+    carry: [u8; 4],
+    carry_len: usize,
+}
+
+impl Scanner {
+    /// A scanner counting lines, and checking for text if `check_text`.
+    pub fn new(check_text: bool) -> Self {
+        Self {
+            check_text,
+            tally: Tally::default(),
+            carry: [0; 4],
+            carry_len: 0,
+        }
+    }
+
+    /// Scans the next bytes.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
+        if self.check_text && self.tally.not_text.is_none() {
+            self.check(chunk);
+        }
+        self.tally.newlines += bytecount::count(chunk, b'\n') as u64;
+        self.tally.bytes += chunk.len() as u64;
+        self.tally.last_byte = chunk.last().copied();
+    }
+
+    /// The tally of the bytes fed. `complete` tells they end where the text ends: a character
+    /// cut at the end is then invalid; otherwise (a read cut to a size) it is not an offence.
+    pub fn finish(mut self, complete: bool) -> Tally {
+        if self.check_text && complete && self.carry_len > 0 && self.tally.not_text.is_none() {
+            self.offend(Offence::InvalidUtf8, self.tally.newlines + 1);
+        }
+        self.tally
+    }
+
+    fn offend(&mut self, offence: Offence, line: u64) {
+        self.tally.not_text = Some(NotText { offence, line });
+        self.carry_len = 0;
+    }
+
+    /// Checks `chunk`, the bytes after those tallied so far, for text.
+    fn check(&mut self, mut chunk: &[u8]) {
+        // the line the chunk starts on
+        let line = self.tally.newlines + 1;
+        if self.carry_len > 0 {
+            // complete the character cut at the end of the previous chunk: no new line in it
+            let expected = utf8_length(self.carry[0]);
+            let take = (expected - self.carry_len).min(chunk.len());
+            self.carry[self.carry_len..self.carry_len + take].copy_from_slice(&chunk[..take]);
+            self.carry_len += take;
+            match simdutf8::compat::from_utf8(&self.carry[..self.carry_len]) {
+                Ok(_) => self.carry_len = 0,
+                Err(error) if error.error_len().is_none() => return, // still incomplete
+                Err(_) => return self.offend(Offence::InvalidUtf8, line),
+            }
+            chunk = &chunk[take..];
+        }
+        let nul = memchr::memchr(0, chunk);
+        let invalid = match simdutf8::compat::from_utf8(chunk) {
+            Ok(_) => None,
+            Err(error) => match error.error_len() {
+                Some(_) => Some(error.valid_up_to()),
+                None => {
+                    // a character cut at the end: carried over to the next chunk
+                    let tail = &chunk[error.valid_up_to()..];
+                    self.carry[..tail.len()].copy_from_slice(tail);
+                    self.carry_len = tail.len();
+                    None
+                }
+            },
+        };
+        let found = match (nul, invalid) {
+            (Some(nul), Some(invalid)) if invalid < nul => Some((Offence::InvalidUtf8, invalid)),
+            (Some(nul), _) => Some((Offence::Nul, nul)),
+            (None, Some(invalid)) => Some((Offence::InvalidUtf8, invalid)),
+            (None, None) => None,
+        };
+        if let Some((offence, at)) = found {
+            let before = bytecount::count(&chunk[..at], b'\n') as u64;
+            // a carried character completed above holds no new line
+            self.offend(offence, line + before);
+        }
+    }
+}
+
+/// The length of the UTF-8 character starting with `lead`, a byte valid UTF-8 may start with
+/// (1 for anything else, which the validation then refuses).
+fn utf8_length(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+/// The end of the part of a file to scan: its size when opened (a file growing meanwhile is
+/// scanned as it was), or `u64::MAX` for files showing a size of 0 (/proc), read to their end.
+pub fn end_of(size: u64) -> u64 {
+    if size > 0 { size } else { u64::MAX }
+}
+
+/// Reads up to `buffer.len()` bytes at `offset`, fewer only at the end of the file.
+fn read_full_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read_at(&mut buffer[filled..], offset + filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
+/// Scans `file` from `from` to `to` (its end at most; `u64::MAX` reads to the end), counting
+/// lines and checking for text if `check_text`. `Ok(None)` if the deadline came first.
+pub fn scan_file(
+    file: &File,
+    from: u64,
+    to: u64,
+    check_text: bool,
+    deadline: Instant,
+) -> io::Result<Option<Tally>> {
+    let mut buffer = vec![0; CHUNK];
+    let mut scanner = Scanner::new(check_text);
+    let mut offset = from;
+    while offset < to {
+        if offset > from && Instant::now() >= deadline {
+            return Ok(None);
+        }
+        let want = usize::try_from(to - offset).map_or(CHUNK, |left| left.min(CHUNK));
+        let read = read_full_at(file, &mut buffer[..want], offset)?;
+        scanner.feed(&buffer[..read]);
+        offset += read as u64;
+        if read < want {
+            break;
+        }
+    }
+    Ok(Some(scanner.finish(true)))
+}
+
+/// Where line `number` (from 1) of a file starts, or how many lines the file has if fewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStart {
+    /// The line exists and starts at this offset.
+    At(u64),
+    /// The file ends before: it has this many lines.
+    Past {
+        /// The lines of the file.
+        lines: u64,
+    },
+}
+
+/// Finds where line `number` (1 or more) of `file` starts, reading forward up to `to` (see
+/// [`end_of`]). Also returns the bytes read, for files showing no size. `Ok(None)` if the
+/// deadline came first.
+pub fn line_start(
+    file: &File,
+    number: u64,
+    to: u64,
+    deadline: Instant,
+) -> io::Result<Option<(LineStart, u64)>> {
+    let target = number.saturating_sub(1);
+    let mut buffer = vec![0; CHUNK];
+    let (mut offset, mut newlines, mut last) = (0u64, 0u64, b'\n');
+    while newlines < target && offset < to {
+        if offset > 0 && Instant::now() >= deadline {
+            return Ok(None);
+        }
+        let want = usize::try_from(to - offset).map_or(CHUNK, |left| left.min(CHUNK));
+        let read = read_full_at(file, &mut buffer[..want], offset)?;
+        let chunk = &buffer[..read];
+        if read == 0 {
+            break;
+        }
+        let count = bytecount::count(chunk, b'\n') as u64;
+        if newlines + count >= target {
+            let nth = (target - newlines - 1) as usize;
+            let at = memchr::memchr_iter(b'\n', chunk)
+                .nth(nth)
+                .expect("the chunk holds that many new lines");
+            return Ok(Some((
+                probe(file, offset + at as u64 + 1, to, target)?,
+                offset + read as u64,
+            )));
+        }
+        newlines += count;
+        last = chunk[read - 1];
+        offset += read as u64;
+        if read < want {
+            break;
+        }
+    }
+    if newlines == target {
+        return Ok(Some((probe(file, offset, to, target)?, offset)));
+    }
+    let lines = newlines + u64::from(last != b'\n');
+    Ok(Some((LineStart::Past { lines }, offset)))
+}
+
+/// The line after `newlines` new lines exists if a byte follows them, at `offset`.
+fn probe(file: &File, offset: u64, to: u64, newlines: u64) -> io::Result<LineStart> {
+    let mut byte = [0];
+    if offset < to && read_full_at(file, &mut byte, offset)? == 1 {
+        Ok(LineStart::At(offset))
+    } else {
+        Ok(LineStart::Past { lines: newlines })
+    }
+}
+
+/// Where the line `count` lines before the end of a file of `size` bytes starts (1 is the last
+/// line), reading backwards: instant on any size, as only the lines asked for are read.
+/// `Some((0, true))` if the file holds no more than `count` lines (clamped to its start).
+/// `Ok(None)` if the deadline came first.
+pub fn line_from_end(
+    file: &File,
+    count: u64,
+    size: u64,
+    deadline: Instant,
+) -> io::Result<Option<(u64, bool)>> {
+    let mut end = size;
+    // a new line ending the file ends its last line, it does not start another
+    let mut last = [0];
+    if size > 0 && read_full_at(file, &mut last, size - 1)? == 1 && last[0] == b'\n' {
+        end -= 1;
+    }
+    let mut buffer = vec![0; CHUNK];
+    let mut found = 0u64;
+    let mut first = true;
+    while end > 0 {
+        if !first && Instant::now() >= deadline {
+            return Ok(None);
+        }
+        first = false;
+        let start = end.saturating_sub(CHUNK as u64);
+        let want = (end - start) as usize;
+        let read = read_full_at(file, &mut buffer[..want], start)?;
+        if read < want {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file shrank while being read",
+            ));
+        }
+        let chunk = &buffer[..want];
+        let newlines = bytecount::count(chunk, b'\n') as u64;
+        if found + newlines >= count {
+            let nth = (count - found - 1) as usize;
+            let at = memchr::memrchr_iter(b'\n', chunk)
+                .nth(nth)
+                .expect("the chunk holds that many new lines");
+            return Ok(Some((start + at as u64 + 1, false)));
+        }
+        found += newlines;
+        end = start;
+    }
+    Ok(Some((0, true)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::time::Duration;
+
+    fn tally(bytes: &[u8], check: bool, pieces: usize) -> Tally {
+        let mut scanner = Scanner::new(check);
+        let size = bytes.len().div_ceil(pieces.max(1)).max(1);
+        for piece in bytes.chunks(size) {
+            scanner.feed(piece);
+        }
+        scanner.finish(true)
+    }
+
+    #[test]
+    fn the_same_tally_whole_or_in_any_pieces() {
+        let text = "one\ntwo\ncafé ☕ 𝄞\n\nlast".as_bytes();
+        let whole = tally(text, true, 1);
+        assert_eq!(whole.lines(), 5);
+        assert_eq!(whole.newlines, 4);
+        assert_eq!(whole.not_text, None);
+        for pieces in 2..=text.len() {
+            assert_eq!(tally(text, true, pieces), whole, "{pieces} pieces");
+        }
+    }
+
+    #[test]
+    fn offences_name_their_line_whole_or_in_pieces() {
+        let nul = b"a\nb\nc\0\nd\n";
+        let invalid = b"1\n2\n3\n4\n5\n6\ncaf\xe9\n8\n";
+        let cut_at_end = b"a\nb\xe2\x98";
+        for pieces in 1..=10 {
+            assert_eq!(
+                tally(nul, true, pieces).not_text,
+                Some(NotText {
+                    offence: Offence::Nul,
+                    line: 3
+                })
+            );
+            assert_eq!(
+                tally(invalid, true, pieces).not_text,
+                Some(NotText {
+                    offence: Offence::InvalidUtf8,
+                    line: 7
+                })
+            );
+            assert_eq!(
+                tally(cut_at_end, true, pieces).not_text,
+                Some(NotText {
+                    offence: Offence::InvalidUtf8,
+                    line: 2
+                })
+            );
+        }
+        // the first offence wins
+        assert_eq!(
+            tally(b"a\n\xff\n\0", true, 1).not_text,
+            Some(NotText {
+                offence: Offence::InvalidUtf8,
+                line: 2
+            })
+        );
+        // not checked when not asked
+        assert_eq!(tally(nul, false, 1).not_text, None);
+    }
+
+    #[test]
+    fn a_character_cut_by_a_read_is_not_an_offence() {
+        let mut scanner = Scanner::new(true);
+        scanner.feed("ab\u{e9}".as_bytes().split_last().unwrap().1);
+        assert_eq!(scanner.finish(false).not_text, None);
+    }
+
+    fn file_with(content: &[u8]) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(content).unwrap();
+        file
+    }
+
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
+    #[test]
+    fn lines_found_from_the_start_and_from_the_end_across_chunks() {
+        // lines of varied lengths, crossing chunk boundaries
+        let mut content = Vec::new();
+        let mut starts = Vec::new();
+        for i in 0..40_000u64 {
+            starts.push(content.len() as u64);
+            content.extend(std::iter::repeat_n(b'x', (i % 97) as usize));
+            content.push(b'\n');
+        }
+        let file = file_with(&content);
+        let f = file.as_file();
+        let size = content.len() as u64;
+        for number in [1u64, 2, 1000, 39_999, 40_000] {
+            let (start, _) = line_start(f, number, size, later()).unwrap().unwrap();
+            assert_eq!(
+                start,
+                LineStart::At(starts[number as usize - 1]),
+                "line {number}"
+            );
+        }
+        assert_eq!(
+            line_start(f, 40_001, size, later()).unwrap().unwrap().0,
+            LineStart::Past { lines: 40_000 }
+        );
+        for count in [1u64, 2, 3000, 39_999] {
+            let offset = line_from_end(f, count, size, later()).unwrap().unwrap();
+            assert_eq!(
+                offset,
+                (starts[(40_000 - count) as usize], false),
+                "-{count}"
+            );
+        }
+        // as many lines as the file holds, or more: its start
+        assert_eq!(
+            line_from_end(f, 40_000, size, later()).unwrap(),
+            Some((0, true))
+        );
+        assert_eq!(
+            line_from_end(f, 40_001, size, later()).unwrap(),
+            Some((0, true))
+        );
+        let counted = scan_file(f, 0, end_of(size), true, later())
+            .unwrap()
+            .unwrap();
+        assert_eq!((counted.lines(), counted.bytes), (40_000, size));
+    }
+
+    #[test]
+    fn a_last_line_without_a_new_line_counts() {
+        let file = file_with(b"one\ntwo");
+        let f = file.as_file();
+        assert_eq!(
+            line_start(f, 2, 7, later()).unwrap().unwrap().0,
+            LineStart::At(4)
+        );
+        assert_eq!(
+            line_start(f, 3, 7, later()).unwrap().unwrap().0,
+            LineStart::Past { lines: 2 }
+        );
+        assert_eq!(line_from_end(f, 1, 7, later()).unwrap(), Some((4, false)));
+        assert_eq!(
+            scan_file(f, 0, 7, false, later()).unwrap().unwrap().lines(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_deadline_passed_stops_a_scan_after_its_first_chunk() {
+        // 3 chunks of lines of 64 bytes
+        let line = [b"y".repeat(63), b"\n".to_vec()].concat();
+        let content = line.repeat(3 * CHUNK / 64);
+        let size = content.len() as u64;
+        let file = file_with(&content);
+        let f = file.as_file();
+        let past = Instant::now();
+        assert_eq!(scan_file(f, 0, size, false, past).unwrap(), None);
+        assert_eq!(
+            line_start(f, 3 * CHUNK as u64 / 64, size, past).unwrap(),
+            None
+        );
+        assert_eq!(
+            line_from_end(f, 3 * CHUNK as u64 / 64, size, past).unwrap(),
+            None
+        );
+        // within the first chunk, from either end
+        assert_eq!(
+            line_start(f, 2, size, past).unwrap().unwrap().0,
+            LineStart::At(64)
+        );
+        assert_eq!(
+            line_from_end(f, 2, size, past).unwrap(),
+            Some((size - 128, false))
+        );
+        let small = file_with(b"one\ntwo\n");
+        assert_eq!(
+            scan_file(small.as_file(), 0, 8, false, past)
+                .unwrap()
+                .unwrap()
+                .lines(),
+            2
+        );
+    }
+}

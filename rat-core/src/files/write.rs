@@ -1,0 +1,182 @@
+//! write_file, done now: the blocking part, run on a blocking thread by [`super::write_file`].
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::text::size_text;
+use super::{Access, failure, not_regular};
+use crate::tools::ToolResult;
+
+/// Writes `content` to the regular file at `path` (absolute, normalized), creating it and its
+/// missing directories, or replacing it in place: truncated, then written, keeping its mode,
+/// owner, hard links and extended attributes; a symbolic link is followed.
+pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
+    let what = format!("Writing {}", path.display());
+    // checked before opening: opening some devices has effects
+    let mut directories = Vec::new();
+    let mut was_missing = false;
+    match fs::metadata(path) {
+        Ok(meta) => {
+            if let Some(refused) = not_regular(path, meta.file_type(), Access::Write) {
+                return refused;
+            }
+        }
+        Err(error) if is_missing(&error) => {
+            was_missing = true;
+            if let Some(parent) = path.parent() {
+                match create_directories(parent) {
+                    Ok(created) => directories = created,
+                    Err(refused) => return refused,
+                }
+            }
+        }
+        Err(error) => return failure(&error, &what, path, Access::Write, false),
+    }
+    let (mut file, mut created) = match open(path) {
+        Ok(opened) => opened,
+        Err(error) => {
+            // a FIFO or a device put in place of the file checked: ENXIO for a FIFO without a
+            // reader (O_NONBLOCK), ENODEV or ENXIO for some devices
+            if let Ok(meta) = fs::metadata(path)
+                && let Some(refused) = not_regular(path, meta.file_type(), Access::Write)
+            {
+                return refused;
+            }
+            return failure(&error, &what, path, Access::Write, false);
+        }
+    };
+    // checked again once opened: the file opened may not be the one checked
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(error) => return failure(&error, &what, path, Access::Write, false),
+    };
+    if let Some(refused) = not_regular(path, meta.file_type(), Access::Write) {
+        return refused;
+    }
+    if !created && was_missing && meta.len() == 0 && is_symlink(path) {
+        // a dangling symbolic link: opening it created its target
+        created = true;
+    }
+    let former = meta.len();
+    if let Err(error) = file.set_len(0) {
+        return failure(&error, &what, path, Access::Write, false);
+    }
+    // once truncated, a failure leaves the file partial
+    if let Err(error) = file.write_all(content) {
+        return failure(&error, &what, path, Access::Write, true);
+    }
+    // a network file system may only report a failed write when closing
+    if let Err(errno) = nix::unistd::close(file) {
+        return failure(&io::Error::from(errno), &what, path, Access::Write, true);
+    }
+    let size = size_text(content.len() as u64);
+    let mut text = if created {
+        format!("Created {} ({size}).", path.display())
+    } else {
+        format!(
+            "Replaced {} ({size}, {} before).",
+            path.display(),
+            size_text(former)
+        )
+    };
+    if !directories.is_empty() {
+        let names: Vec<String> = directories
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        text += &format!(
+            " Missing directories created: {}. Check the path if you did not mean them.",
+            names.join(", ")
+        );
+    }
+    ToolResult::ok(text)
+        .with_log("created", created)
+        .with_log("former_size", former)
+        .with_log("directories_created", directories.len())
+}
+
+/// A path that does not exist, or whose parent is not a directory (found next, and named).
+fn is_missing(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::ENOTDIR)
+}
+
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
+}
+
+/// Opens `path` for writing without blocking, and tells whether it created it: exclusively first
+/// (`O_CREAT|O_EXCL`, 0644 minus the umask), then the existing file. `O_CREAT` stays on the second
+/// open: a dangling symbolic link then creates its target, as a human writing to it would.
+pub(super) fn open(path: &Path) -> io::Result<(File, bool)> {
+    let mut options = OpenOptions::new();
+    options
+        .write(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    match options.clone().create_new(true).open(path) {
+        Ok(file) => Ok((file, true)),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            Ok((options.create(true).open(path)?, false))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Creates `dir` and its missing parents, as `mkdir -p` does (0755 minus the umask), and returns
+/// those it created, from the top: a typo in a path creates directories the agent did not mean,
+/// which the result names. A parent that is not a directory is refused, naming it.
+fn create_directories(dir: &Path) -> Result<Vec<PathBuf>, ToolResult> {
+    let mut missing = Vec::new();
+    let mut parent = Some(dir);
+    while let Some(current) = parent {
+        match fs::metadata(current) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(_) => {
+                return Err(ToolResult::refused(
+                    format!(
+                        "{} is not a directory: {} can not be created in it.",
+                        current.display(),
+                        dir.display()
+                    ),
+                    "a parent is not a directory",
+                ));
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => missing.push(current),
+            // a parent further up is not a directory: found next
+            Err(error) if error.raw_os_error() == Some(libc::ENOTDIR) => {}
+            Err(error) => {
+                let what = format!("Creating {}", dir.display());
+                return Err(failure(&error, &what, current, Access::Create, false));
+            }
+        }
+        parent = current.parent();
+    }
+    missing.reverse();
+    let mut builder = DirBuilder::new();
+    builder.mode(0o755);
+    for (created, directory) in missing.iter().enumerate() {
+        match builder.create(directory) {
+            Ok(()) => {}
+            // created meanwhile by someone else: not ours to name
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && directory.is_dir() => {}
+            Err(error) => {
+                let what = format!("Creating {}", dir.display());
+                let mut refused = failure(&error, &what, directory, Access::Create, false);
+                if created > 0 {
+                    refused.text += &format!(
+                        " Created before the failure: {}.",
+                        missing[..created]
+                            .iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                return Err(refused);
+            }
+        }
+    }
+    Ok(missing.into_iter().map(Path::to_path_buf).collect())
+}
