@@ -6,10 +6,10 @@ use std::sync::Arc;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{ResolvesClientCert, verify_server_cert_signed_by_trust_anchor};
 use rustls::crypto::{WebPkiSupportedAlgorithms, verify_tls12_signature, verify_tls13_signature};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::server::{ParsedCertificate, WebPkiClientVerifier};
-use rustls::sign::CertifiedKey;
+use rustls::sign::{CertifiedKey, SigningKey};
 use rustls::{
     CertificateError, CommonState, DigitallySignedStruct, DistinguishedName, Error, RootCertStore,
     SignatureScheme,
@@ -21,64 +21,106 @@ use super::load::{LoadError, Side, common_name, provider};
 /// The only application protocol ratd speaks: HTTP/1.1 (plan.md, MCP over HTTP with rmcp).
 pub const ALPN_HTTP11: &[u8] = b"http/1.1";
 
-fn roots(side: &Side) -> Result<Arc<RootCertStore>, LoadError> {
-    let mut roots = RootCertStore::empty();
-    roots
-        .add(side.ca.clone())
-        .map_err(|e| LoadError::NotSignedByCa {
+fn load_error(side: &Side, e: Error) -> LoadError {
+    // Checks 1 to 7 passed: rustls refusing the credential means the CA is not usable as a
+    // trust anchor, or the key does not fit the certificate.
+    match e {
+        Error::InvalidCertificate(_) | Error::General(_) => LoadError::NotSignedByCa {
             certificate: side.role.cert_file().to_owned(),
             ca: super::CA_FILE.to_owned(),
             reason: format!("the CA is not usable as a trust anchor: {e}"),
-        })?;
-    Ok(Arc::new(roots))
-}
-
-fn unusable(side: &Side, e: impl std::fmt::Display) -> LoadError {
-    // Checks 1 to 7 passed: rustls refusing the credential means the key does not fit it.
-    LoadError::KeyMismatch {
-        key: format!("{} ({e})", side.role.key_file()),
-        certificate: side.role.cert_file().to_owned(),
+        },
+        e => LoadError::KeyMismatch {
+            key: format!("{} ({e})", side.role.key_file()),
+            certificate: side.role.cert_file().to_owned(),
+        },
     }
 }
 
 pub(crate) fn server_config(side: &Side) -> Result<Arc<rustls::ServerConfig>, LoadError> {
+    build_server_config(&side.ca, &side.certificate, side.key.clone())
+        .map_err(|e| load_error(side, e))
+}
+
+pub(crate) fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, LoadError> {
+    build_client_config(&side.ca, &side.certificate, side.key.clone())
+        .map_err(|e| load_error(side, e))
+}
+
+/// The configuration [`ServerSide::rustls_config`](super::ServerSide::rustls_config) returns,
+/// built from parts WITHOUT the checks of loading: for tests that need a server holding mixed
+/// or expired files. Use [`load_server`](super::load_server) otherwise.
+///
+/// # Errors
+/// rustls refusing the CA as a trust anchor or the key.
+pub fn unchecked_server_config(
+    ca: &CertificateDer<'static>,
+    certificate: &CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<rustls::ServerConfig>, Error> {
+    let key = provider().key_provider.load_private_key(key)?;
+    build_server_config(ca, certificate, key)
+}
+
+/// The configuration [`ClientSide::rustls_config`](super::ClientSide::rustls_config) returns,
+/// built from parts WITHOUT the checks of loading: for tests that need a client holding mixed
+/// or expired files. Use [`load_client`](super::load_client) otherwise.
+///
+/// # Errors
+/// rustls refusing the CA as a trust anchor or the key.
+pub fn unchecked_client_config(
+    ca: &CertificateDer<'static>,
+    certificate: &CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<rustls::ClientConfig>, Error> {
+    let key = provider().key_provider.load_private_key(key)?;
+    build_client_config(ca, certificate, key)
+}
+
+fn roots(ca: &CertificateDer<'static>) -> Result<Arc<RootCertStore>, Error> {
+    let mut roots = RootCertStore::empty();
+    roots.add(ca.clone())?;
+    Ok(Arc::new(roots))
+}
+
+fn build_server_config(
+    ca: &CertificateDer<'static>,
+    certificate: &CertificateDer<'static>,
+    key: Arc<dyn SigningKey>,
+) -> Result<Arc<rustls::ServerConfig>, Error> {
     let provider = provider();
-    let inner = WebPkiClientVerifier::builder_with_provider(roots(side)?, provider.clone())
+    let inner = WebPkiClientVerifier::builder_with_provider(roots(ca)?, provider.clone())
         .build()
-        .map_err(|e| unusable(side, e))?;
+        .map_err(|e| Error::General(e.to_string()))?;
     let verifier = Arc::new(BundleClientVerifier { inner });
-    let certified = Arc::new(CertifiedKey::new(
-        vec![side.certificate.clone()],
-        side.key.clone(),
-    ));
+    let certified = Arc::new(CertifiedKey::new(vec![certificate.clone()], key));
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| unusable(side, e))?
+        .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_client_cert_verifier(verifier)
         .with_cert_resolver(Arc::new(AlwaysServerCert(certified)));
     config.alpn_protocols = vec![ALPN_HTTP11.to_vec()];
     Ok(Arc::new(config))
 }
 
-pub(crate) fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, LoadError> {
+fn build_client_config(
+    ca: &CertificateDer<'static>,
+    certificate: &CertificateDer<'static>,
+    key: Arc<dyn SigningKey>,
+) -> Result<Arc<rustls::ClientConfig>, Error> {
     let provider = provider();
     let verifier = Arc::new(BundleServerVerifier {
-        roots: roots(side)?,
+        roots: roots(ca)?,
         algorithms: provider.signature_verification_algorithms,
     });
-    let certified = Arc::new(CertifiedKey::new(
-        vec![side.certificate.clone()],
-        side.key.clone(),
-    ));
+    let issuer = X509Certificate::from_der(certificate)
+        .map(|(_, cert)| cert.issuer().as_raw().to_vec())
+        .map_err(|e| Error::General(format!("the certificate does not parse: {e}")))?;
+    let certified = Arc::new(CertifiedKey::new(vec![certificate.clone()], key));
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| unusable(side, e))?
+        .with_protocol_versions(&[&rustls::version::TLS13])?
         .dangerous()
         .with_custom_certificate_verifier(verifier)
-        .with_client_cert_resolver(Arc::new(BundleClientCert {
-            certified,
-            ca_subject: side.ca_subject.clone(),
-        }));
+        .with_client_cert_resolver(Arc::new(BundleClientCert { certified, issuer }));
     config.alpn_protocols = vec![ALPN_HTTP11.to_vec()];
     Ok(Arc::new(config))
 }
@@ -202,7 +244,15 @@ impl ServerCertVerifier for BundleServerVerifier {
             intermediates,
             now,
             self.algorithms.all,
-        )?;
+        )
+        .map_err(|e| match e {
+            // signed by another CA of the same name: another bundle of the same tenant, an
+            // unknown issuer (the server then reads the alert unknown_ca)
+            Error::InvalidCertificate(CertificateError::BadSignature) => {
+                Error::InvalidCertificate(CertificateError::UnknownIssuer)
+            }
+            e => e,
+        })?;
         Ok(ServerCertVerified::assertion())
     }
 
@@ -230,13 +280,14 @@ impl ServerCertVerifier for BundleServerVerifier {
 }
 
 /// The client certificate, presented as Go's TLS client does: only to a server asking for a
-/// certificate of a CA named as the bundle's (or naming none). A client of another tenant thus
+/// certificate of a CA named as its issuer (or naming none). A client of another tenant thus
 /// presents no certificate, and ratd refuses it with `certificate_required`.
 #[derive(Debug)]
 struct BundleClientCert {
     certified: Arc<CertifiedKey>,
-    /// The CA subject, DER with its outer SEQUENCE, as `certificate_authorities` carries it.
-    ca_subject: Vec<u8>,
+    /// The issuer of the certificate, DER with its outer SEQUENCE, as
+    /// `certificate_authorities` carries names.
+    issuer: Vec<u8>,
 }
 
 impl ResolvesClientCert for BundleClientCert {
@@ -245,8 +296,8 @@ impl ResolvesClientCert for BundleClientCert {
         root_hint_subjects: &[&[u8]],
         _sigschemes: &[SignatureScheme],
     ) -> Option<Arc<CertifiedKey>> {
-        let asked = root_hint_subjects.is_empty()
-            || root_hint_subjects.contains(&self.ca_subject.as_slice());
+        let asked =
+            root_hint_subjects.is_empty() || root_hint_subjects.contains(&self.issuer.as_slice());
         asked.then(|| self.certified.clone())
     }
 

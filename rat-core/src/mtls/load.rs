@@ -177,13 +177,12 @@ pub enum LoadError {
         found: String,
     },
     /// Check 6: the certificate or the CA is expired or not valid yet.
-    #[error(
-        "{certificate} {reason}: generate a new bundle (rat-tool bundle generate) and deploy it to every side"
-    )]
+    #[error("{certificate} {reason}")]
     Validity {
         /// The certificate at fault, as named in messages.
         certificate: String,
-        /// `expired on DATE` or `is not valid before DATE (check this machine's clock)`.
+        /// `expired on DATE: generate a new bundle ...` or
+        /// `is not valid before DATE: check this machine's clock ...`.
         reason: String,
     },
     /// Check 7: the certificate or the CA does not carry a plain name in its subject CN.
@@ -238,8 +237,6 @@ pub(crate) struct Side {
     /// The CN of the CA: the tenant.
     pub(crate) tenant: String,
     pub(crate) ca: CertificateDer<'static>,
-    /// The CA subject, DER with its outer SEQUENCE, as TLS names it in certificate_authorities.
-    pub(crate) ca_subject: Vec<u8>,
     pub(crate) certificate: CertificateDer<'static>,
     pub(crate) key: Arc<dyn SigningKey>,
     pub(crate) ca_not_after: SystemTime,
@@ -687,9 +684,9 @@ fn check_side(role: Role, parsed: Parsed, now: SystemTime) -> Result<Side, LoadE
             ca.subject()
         )));
     }
-    if let Err(e) = cert.verify_signature(Some(ca.public_key())) {
+    if cert.verify_signature(Some(ca.public_key())).is_err() {
         return Err(not_signed(format!(
-            "its signature does not verify with the key of the CA: {e}; both CAs are named \"{}\"",
+            "signed by another CA named \"{}\": another bundle of the same tenant",
             ca.subject()
         )));
     }
@@ -720,7 +717,7 @@ fn check_side(role: Role, parsed: Parsed, now: SystemTime) -> Result<Side, LoadE
             return Err(LoadError::Validity {
                 certificate: label.clone(),
                 reason: format!(
-                    "is not valid before {} (check this machine's clock)",
+                    "is not valid before {}: check the clock of this machine, or wait until then",
                     format_time(system_time(validity.not_before.timestamp()))
                 ),
             });
@@ -729,7 +726,7 @@ fn check_side(role: Role, parsed: Parsed, now: SystemTime) -> Result<Side, LoadE
             return Err(LoadError::Validity {
                 certificate: label.clone(),
                 reason: format!(
-                    "expired on {}",
+                    "expired on {}: generate a new bundle (rat-tool bundle generate) and deploy it to every side",
                     format_time(system_time(validity.not_after.timestamp()))
                 ),
             });
@@ -752,7 +749,6 @@ fn check_side(role: Role, parsed: Parsed, now: SystemTime) -> Result<Side, LoadE
         role,
         name,
         tenant,
-        ca_subject: ca.subject().as_raw().to_vec(),
         ca_not_after: system_time(ca.validity().not_after.timestamp()),
         cert_not_after: system_time(cert.validity().not_after.timestamp()),
         ca: ca_der.clone(),

@@ -68,7 +68,10 @@ mod generate;
 mod load;
 mod names;
 
-pub use config::{ALPN_HTTP11, peer_client_name, peer_name, peer_name_from_certs};
+pub use config::{
+    ALPN_HTTP11, peer_client_name, peer_name, peer_name_from_certs, unchecked_client_config,
+    unchecked_server_config,
+};
 pub use expiry::{
     EXPIRY_WARNING, describe_validity, expiry_warning, needs_expiry_warning, validity_left,
 };
