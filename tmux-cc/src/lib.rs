@@ -1,9 +1,57 @@
-//! tmux-cc: one persistent `tmux -C` control-mode connection per tmux server.
+//! tmux-cc: one persistent `tmux -C` control-mode connection per tmux server, so captures,
+//! pastes, keys and queries never fork a process.
 //!
-//! Under construction (issue 2): `parse` (a pure, incremental nom parser of control mode),
-//! `quote` (any argument into a command line, byte for byte), `Server` (a tmux server run in
-//! the foreground as a child) and `Client` (the control connection, pipelined commands,
-//! notifications).
+//! ```no_run
+//! # async fn demo() -> tmux_cc::Result<()> {
+//! use tmux_cc::{Capture, ClientOptions, NewSession, Server};
+//!
+//! let server = Server::start("my-socket").await?;          // tmux -u -D -f /dev/null -L my-socket
+//! let client = server.connect(ClientOptions::default()).await?; // tmux -u -C, attached
+//! client.new_session(&NewSession::new("work")).await?;      // 200x24, detached
+//! let screen = client.capture("=work:", &Capture::default()).await?; // bytes, no fork
+//! client.paste("=work:", b"echo hi", &[tmux_cc::leave_modes("=work:")],
+//!              &[tmux_cc::send_keys("=work:", &["Enter"])]).await?;
+//! let report = server.stop().await?;                         // kill-server, SIGTERM, SIGKILL
+//! println!("{} bytes; {}", screen.len(), report.step);
+//! # Ok(()) }
+//! ```
+//!
+//! # Layout
+//! - [`parse`]: the control-mode parser, pure and incremental (bytes in, events out).
+//! - [`quote`]: any argument into a command line, byte for byte.
+//! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
+//!   pid, exit waited once for many waiters, a stop that tells which step was needed.
+//! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
+//!   their replies in order, a timeout per command, notifications, its end reported once.
+//! - [`Command`] (`command.rs`): one command line, quoted.
+//! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
+//!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
+//! - `spawn.rs`: children that die with their owner (the crate's one `unsafe`).
+//!
+//! tmux-cc knows tmux, nothing of its callers: no MCP, HTTP, TLS or JSON. Every fact and trap
+//! it handles was measured on tmux 3.3a; see the README.
 
 pub mod parse;
 pub mod quote;
+
+mod client;
+mod command;
+mod error;
+mod ops;
+mod server;
+mod spawn;
+mod version;
+
+pub use client::{Client, ClientOptions, ConnectionEnd};
+pub use command::Command;
+pub use error::{Error, Result};
+pub use ops::{
+    Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
+    WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
+};
+pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
+pub use server::{
+    ExitKind, Server, ServerExit, ServerOptions, StopReport, StopStep, tmux_version,
+    validate_socket_name,
+};
+pub use version::TmuxVersion;

@@ -1,0 +1,605 @@
+//! A tmux server run in the foreground as a child process (`tmux -D`).
+//!
+//! Source: plan.md "tmux-cc: the engine" and "rat-core: the terminals" (the server and its
+//! terminals, stopping), measured on tmux 3.3a.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, timeout};
+
+use crate::client::{Client, ClientOptions};
+use crate::error::{Error, Result};
+use crate::spawn::{DeathSignal, spawn};
+use crate::version::TmuxVersion;
+
+/// How a tmux server is started and stopped. [`ServerOptions::new`] gives the defaults.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The socket name, passed as `tmux -L NAME`: 1 to 64 ASCII letters, digits, `-`, `_` or
+    /// `.`, not starting with `.` (else [`Error::BadSocketName`]).
+    pub socket_name: String,
+    /// The tmux program: `tmux` (looked up in `PATH`) by default.
+    pub tmux: PathBuf,
+    /// How long the new server may take to answer its pid: 1 s by default.
+    pub ready_timeout: Duration,
+    /// How long [`Server::stop`] waits after `kill-server` before SIGTERM: 5 s by default.
+    pub kill_server_grace: Duration,
+    /// How long [`Server::stop`] waits after SIGTERM before SIGKILL: 2 s by default.
+    pub terminate_grace: Duration,
+    /// Variables removed from the server's environment (the environment its panes inherit).
+    /// `TMUX` and `TMUX_PANE` are always removed, so that a server started from inside tmux
+    /// is not told it runs in another server's pane.
+    pub env_remove: Vec<OsString>,
+    /// Variables set in the server's environment (after `env_remove`).
+    pub env: Vec<(OsString, OsString)>,
+    /// The server's working directory; the owner's by default.
+    pub current_dir: Option<PathBuf>,
+}
+
+impl ServerOptions {
+    /// Defaults for a server on socket `socket_name`.
+    pub fn new(socket_name: impl Into<String>) -> Self {
+        ServerOptions {
+            socket_name: socket_name.into(),
+            tmux: PathBuf::from("tmux"),
+            ready_timeout: Duration::from_secs(1),
+            kill_server_grace: Duration::from_secs(5),
+            terminate_grace: Duration::from_secs(2),
+            env_remove: Vec::new(),
+            env: Vec::new(),
+            current_dir: None,
+        }
+    }
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// It exited with this status.
+    Code(i32),
+    /// It was killed by this signal number.
+    Signal(i32),
+    /// Waiting for it failed (the kernel did not say).
+    Unknown,
+}
+
+impl From<ExitStatus> for ExitKind {
+    fn from(status: ExitStatus) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            (Some(code), _) => ExitKind::Code(code),
+            (None, Some(signal)) => ExitKind::Signal(signal),
+            (None, None) => ExitKind::Unknown,
+        }
+    }
+}
+
+impl fmt::Display for ExitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ExitKind::Code(code) => write!(f, "exited with status {code}"),
+            ExitKind::Signal(signal) => match Signal::try_from(signal) {
+                Ok(name) => write!(f, "killed by signal {signal} ({})", name.as_str()),
+                Err(_) => write!(f, "killed by signal {signal}"),
+            },
+            ExitKind::Unknown => f.write_str("ended in an unknown way (waiting for it failed)"),
+        }
+    }
+}
+
+/// The end of a tmux server: how it ended, and whether it was asked to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerExit {
+    /// Its exit status or signal.
+    pub status: ExitKind,
+    /// Whether the end was asked for through this handle ([`Server::stop`], or the last handle
+    /// dropped). `false` is a death: a crash, the OOM killer, `kill-server` typed in a pane.
+    pub requested: bool,
+}
+
+impl fmt::Display for ServerExit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.requested {
+            write!(f, "{}", self.status)
+        } else {
+            write!(f, "{}, unasked", self.status)
+        }
+    }
+}
+
+/// Which step of [`Server::stop`] ended the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopStep {
+    /// It had already exited before the stop began.
+    AlreadyExited,
+    /// `tmux kill-server` was enough.
+    KillServer,
+    /// It exited only after SIGTERM (kill-server did not end it within its grace).
+    Terminate,
+    /// It exited only after SIGKILL.
+    Kill,
+}
+
+impl fmt::Display for StopStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopStep::AlreadyExited => "had already exited",
+            StopStep::KillServer => "stopped by kill-server",
+            StopStep::Terminate => "stopped by SIGTERM after kill-server did not stop it",
+            StopStep::Kill => "stopped by SIGKILL after kill-server and SIGTERM did not stop it",
+        })
+    }
+}
+
+/// What [`Server::stop`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopReport {
+    /// The step that was needed.
+    pub step: StopStep,
+    /// How the server ended.
+    pub exit: ServerExit,
+}
+
+/// A tmux server started by tmux-cc: `tmux -u -D -f /dev/null -L NAME`, a child of this process
+/// that dies with it (SIGTERM when the owner dies).
+///
+/// Cheap to clone: clones share the one server. When the last clone is dropped, the server is
+/// sent SIGTERM (tmux then exits cleanly, hanging up its panes). A foreground server does not
+/// exit with its last session.
+#[derive(Debug, Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+#[derive(Debug)]
+struct ServerInner {
+    options: ServerOptions,
+    pid: u32,
+    version: TmuxVersion,
+    exit: watch::Receiver<Option<ServerExit>>,
+    signals: mpsc::UnboundedSender<Signal>,
+    requested: Arc<AtomicBool>,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// How many bytes of the server's standard error are kept for error messages.
+const STDERR_KEPT: usize = 4096;
+
+impl Server {
+    /// Starts a server with [`ServerOptions::new`]'s defaults on socket `socket_name`.
+    ///
+    /// # Errors
+    /// See [`Server::start_with`].
+    pub async fn start(socket_name: &str) -> Result<Server> {
+        Server::start_with(ServerOptions::new(socket_name)).await
+    }
+
+    /// Starts a server and waits until it answers `display-message -p '#{pid}'` with the pid
+    /// of the child started (a few ms; at most `ready_timeout`). A stale socket (a file no
+    /// server listens on) is taken over.
+    ///
+    /// # Errors
+    /// - [`Error::BadSocketName`], before anything is started.
+    /// - [`Error::TmuxMissing`], [`Error::TmuxTooOld`], [`Error::TmuxVersionUnknown`]: from
+    ///   `tmux -V`.
+    /// - [`Error::ServerSocketInUse`]: another server answers on the socket (the new `tmux -D`
+    ///   then fails at once); names that server's pid.
+    /// - [`Error::ServerExitedAtStart`]: the child exited and nothing answers on the socket.
+    /// - [`Error::ServerNotReady`]: the child runs but did not answer in time (it is killed).
+    /// - [`Error::Io`]: the child could not be started.
+    pub async fn start_with(options: ServerOptions) -> Result<Server> {
+        validate_socket_name(&options.socket_name)?;
+        let version = tmux_version(&options.tmux).await?;
+
+        let mut cmd = Command::new(&options.tmux);
+        cmd.args(["-u", "-D", "-f", "/dev/null", "-L", &options.socket_name])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE");
+        for name in &options.env_remove {
+            cmd.env_remove(name);
+        }
+        for (name, value) in &options.env {
+            cmd.env(name, value);
+        }
+        if let Some(dir) = &options.current_dir {
+            cmd.current_dir(dir);
+        }
+        let mut child = spawn(cmd, DeathSignal::Term)
+            .await
+            .map_err(|e| spawn_error(&options.tmux, "starting the tmux server", e))?;
+        let pid = child.id().ok_or_else(|| {
+            Error::io(
+                "starting the tmux server",
+                std::io::Error::other("the child had no pid"),
+            )
+        })?;
+
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut pipe) = child.stderr.take() {
+            let kept = stderr.clone();
+            let socket = options.socket_name.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                while let Ok(n) = pipe.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let text = String::from_utf8_lossy(&buf[..n]);
+                    tracing::debug!(socket = %socket, stderr = %text.trim_end(), "tmux server wrote to stderr");
+                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                    kept.push_str(&text);
+                    if kept.len() > STDERR_KEPT {
+                        let mut cut = kept.len() - STDERR_KEPT;
+                        while !kept.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        kept.drain(..cut);
+                    }
+                }
+            });
+        }
+
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let (signal_tx, signal_rx) = mpsc::unbounded_channel();
+        let requested = Arc::new(AtomicBool::new(false));
+        tokio::spawn(supervise(
+            child,
+            signal_rx,
+            exit_tx,
+            requested.clone(),
+            options.terminate_grace,
+        ));
+        let server = Server {
+            inner: Arc::new(ServerInner {
+                options,
+                pid,
+                version,
+                exit: exit_rx,
+                signals: signal_tx,
+                requested,
+                stderr,
+            }),
+        };
+        server.wait_ready().await?;
+        tracing::debug!(socket = %server.socket_name(), pid, "tmux server ready");
+        Ok(server)
+    }
+
+    async fn wait_ready(&self) -> Result<()> {
+        let options = &self.inner.options;
+        let deadline = Instant::now() + options.ready_timeout;
+        let mut other = None;
+        loop {
+            let exited = *self.inner.exit.borrow();
+            let answer = server_pid(&options.tmux, &options.socket_name).await;
+            match (exited, answer) {
+                (None, Some(pid)) if pid == self.inner.pid => return Ok(()),
+                (Some(_), Some(pid)) if pid != self.inner.pid => {
+                    return Err(Error::ServerSocketInUse {
+                        socket: options.socket_name.clone(),
+                        pid,
+                    });
+                }
+                (Some(exit), _) => {
+                    return Err(Error::ServerExitedAtStart {
+                        socket: options.socket_name.clone(),
+                        exit,
+                        stderr: self.stderr_text(),
+                    });
+                }
+                (None, Some(pid)) => other = Some(pid),
+                (None, None) => {}
+            }
+            if Instant::now() >= deadline {
+                self.inner.requested.store(true, Ordering::SeqCst);
+                let _ = self.inner.signals.send(Signal::SIGKILL);
+                return Err(match other {
+                    Some(pid) => Error::ServerSocketInUse {
+                        socket: options.socket_name.clone(),
+                        pid,
+                    },
+                    None => Error::ServerNotReady {
+                        socket: options.socket_name.clone(),
+                        pid: self.inner.pid,
+                        waited: options.ready_timeout,
+                    },
+                });
+            }
+            let mut exit = self.inner.exit.clone();
+            let _ = timeout(Duration::from_millis(5), exit.wait_for(|e| e.is_some())).await;
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        self.inner
+            .stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .trim()
+            .to_string()
+    }
+
+    /// The socket name (`-L`).
+    pub fn socket_name(&self) -> &str {
+        &self.inner.options.socket_name
+    }
+
+    /// The tmux program used.
+    pub fn tmux(&self) -> &Path {
+        &self.inner.options.tmux
+    }
+
+    /// The server's pid (the child started, which is the server since it runs with `-D`).
+    pub fn pid(&self) -> u32 {
+        self.inner.pid
+    }
+
+    /// The version `tmux -V` named at start.
+    pub fn version(&self) -> &TmuxVersion {
+        &self.inner.version
+    }
+
+    /// How the server ended, if it has.
+    pub fn exit(&self) -> Option<ServerExit> {
+        *self.inner.exit.borrow()
+    }
+
+    /// Waits until the server exits and tells how. Any number of callers may wait, at once or
+    /// later: each gets the same answer (the child is reaped once).
+    pub async fn wait(&self) -> ServerExit {
+        let mut exit = self.inner.exit.clone();
+        match exit.wait_for(|e| e.is_some()).await {
+            Ok(exit) => exit.expect("wait_for returned a value"),
+            // The supervising task always sends before it ends; a runtime shutting down may
+            // drop it without, and then nobody can tell.
+            Err(_) => ServerExit {
+                status: ExitKind::Unknown,
+                requested: self.inner.requested.load(Ordering::SeqCst),
+            },
+        }
+    }
+
+    async fn wait_for(&self, limit: Duration) -> Option<ServerExit> {
+        timeout(limit, self.wait()).await.ok()
+    }
+
+    /// Stops the server: `tmux kill-server`, then SIGTERM if it has not exited after
+    /// `kill_server_grace` (5 s), then SIGKILL after `terminate_grace` (2 s) more. Tells which
+    /// step was needed, or that the server had already exited.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the server still runs 5 s after SIGKILL (a process stuck in the kernel).
+    pub async fn stop(&self) -> Result<StopReport> {
+        if let Some(exit) = self.exit() {
+            return Ok(StopReport {
+                step: StopStep::AlreadyExited,
+                exit,
+            });
+        }
+        self.inner.requested.store(true, Ordering::SeqCst);
+        let options = &self.inner.options;
+        let started = Instant::now();
+        // kill-server itself can block (tmux issue 5444): bounded by the grace.
+        let _ = tmux_output(
+            &options.tmux,
+            &options.socket_name,
+            &["kill-server"],
+            options.kill_server_grace,
+        )
+        .await;
+        let left = options.kill_server_grace.saturating_sub(started.elapsed());
+        if let Some(exit) = self.wait_for(left).await {
+            return Ok(StopReport {
+                step: StopStep::KillServer,
+                exit,
+            });
+        }
+        tracing::warn!(socket = %self.socket_name(), "tmux server still running after kill-server: sending SIGTERM");
+        let _ = self.inner.signals.send(Signal::SIGTERM);
+        if let Some(exit) = self.wait_for(options.terminate_grace).await {
+            return Ok(StopReport {
+                step: StopStep::Terminate,
+                exit,
+            });
+        }
+        tracing::warn!(socket = %self.socket_name(), "tmux server still running after SIGTERM: sending SIGKILL");
+        let _ = self.inner.signals.send(Signal::SIGKILL);
+        match self.wait_for(Duration::from_secs(5)).await {
+            Some(exit) => Ok(StopReport {
+                step: StopStep::Kill,
+                exit,
+            }),
+            None => Err(Error::io(
+                format!("stopping the tmux server (pid {})", self.pid()),
+                std::io::Error::other("still running 5 s after SIGKILL"),
+            )),
+        }
+    }
+
+    /// Attaches a control client to this server: see [`Client::connect`].
+    ///
+    /// # Errors
+    /// See [`Client::connect`].
+    pub async fn connect(&self, options: ClientOptions) -> Result<Client> {
+        Client::connect(self.tmux(), self.socket_name(), options).await
+    }
+}
+
+/// Owns the child: reaps it, sends it the signals asked for (before it is reaped, so a pid
+/// reused by another process is never signalled), and publishes its exit once.
+async fn supervise(
+    mut child: Child,
+    mut signals: mpsc::UnboundedReceiver<Signal>,
+    exit_tx: watch::Sender<Option<ServerExit>>,
+    requested: Arc<AtomicBool>,
+    terminate_grace: Duration,
+) {
+    let send = |child: &Child, signal: Signal| {
+        if let Some(pid) = child.id() {
+            let _ = kill(Pid::from_raw(pid as i32), signal);
+        }
+    };
+    let status = loop {
+        tokio::select! {
+            status = child.wait() => break status,
+            signal = signals.recv() => match signal {
+                Some(signal) => send(&child, signal),
+                None => {
+                    // Every handle is gone: end the server, politely first.
+                    requested.store(true, Ordering::SeqCst);
+                    send(&child, Signal::SIGTERM);
+                    match timeout(terminate_grace, child.wait()).await {
+                        Ok(status) => break status,
+                        Err(_) => {
+                            send(&child, Signal::SIGKILL);
+                            break child.wait().await;
+                        }
+                    }
+                }
+            },
+        }
+    };
+    let status = match status {
+        Ok(status) => ExitKind::from(status),
+        Err(e) => {
+            tracing::warn!(error = %e, "waiting for the tmux server failed");
+            ExitKind::Unknown
+        }
+    };
+    let exit = ServerExit {
+        status,
+        requested: requested.load(Ordering::SeqCst),
+    };
+    if !exit.requested {
+        tracing::warn!(%exit, "the tmux server ended");
+    }
+    let _ = exit_tx.send(Some(exit));
+}
+
+/// Checks a socket name for `tmux -L`.
+///
+/// # Errors
+/// [`Error::BadSocketName`] saying what is wrong.
+pub fn validate_socket_name(name: &str) -> Result<()> {
+    let bad = |reason| {
+        Err(Error::BadSocketName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return bad("it is empty");
+    }
+    if name.len() > 64 {
+        return bad("it is longer than 64 bytes");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+    {
+        return bad("use only ASCII letters, digits, '-', '_' and '.'");
+    }
+    if name.starts_with('.') {
+        return bad("it may not start with '.'");
+    }
+    Ok(())
+}
+
+fn spawn_error(tmux: &Path, what: &str, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        Error::TmuxMissing {
+            path: tmux.to_path_buf(),
+        }
+    } else {
+        Error::io(format!("{what} ({})", tmux.display()), e)
+    }
+}
+
+/// Runs `tmux -V` and checks the version.
+///
+/// # Errors
+/// [`Error::TmuxMissing`], [`Error::TmuxTooOld`], [`Error::TmuxVersionUnknown`], [`Error::Io`].
+pub async fn tmux_version(tmux: &Path) -> Result<TmuxVersion> {
+    let mut cmd = Command::new(tmux);
+    cmd.arg("-V")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = spawn(cmd, DeathSignal::Kill)
+        .await
+        .map_err(|e| spawn_error(tmux, "running tmux -V", e))?;
+    let output = timeout(Duration::from_secs(5), child.wait_with_output())
+        .await
+        .map_err(|_| {
+            Error::io(
+                "running tmux -V",
+                std::io::Error::other("no answer within 5 s"),
+            )
+        })?
+        .map_err(|e| Error::io("running tmux -V", e))?;
+    let said = String::from_utf8_lossy(&output.stdout);
+    let version = TmuxVersion::parse(&said)?;
+    if !version.is_supported() {
+        return Err(Error::TmuxTooOld {
+            version: format!("{}.{}", version.major, version.minor),
+            said: version.said,
+        });
+    }
+    Ok(version)
+}
+
+/// Runs a forked `tmux -L SOCKET ARGS...` (no config, stdin closed) and returns its output, or
+/// `None` if it could not run or did not finish within `limit` (then it is killed).
+pub(crate) async fn tmux_output(
+    tmux: &Path,
+    socket: &str,
+    args: &[&str],
+    limit: Duration,
+) -> Option<std::process::Output> {
+    let mut cmd = Command::new(tmux);
+    cmd.arg("-L")
+        .arg(socket)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env_remove("TMUX")
+        .kill_on_drop(true);
+    let child = spawn(cmd, DeathSignal::Kill).await.ok()?;
+    timeout(limit, child.wait_with_output()).await.ok()?.ok()
+}
+
+/// The pid of the server answering on `socket`, if one answers within 500 ms.
+pub(crate) async fn server_pid(tmux: &Path, socket: &str) -> Option<u32> {
+    let output = tmux_output(
+        tmux,
+        socket,
+        &["display-message", "-p", "#{pid}"],
+        Duration::from_millis(500),
+    )
+    .await?;
+    if !output.status.success() {
+        return None;
+    }
+    std::str::from_utf8(&output.stdout)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}

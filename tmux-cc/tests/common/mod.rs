@@ -1,0 +1,84 @@
+//! Shared by the integration tests: a private tmux server per test, killed by its socket even
+//! when the test fails.
+#![allow(dead_code, unreachable_pub)]
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use tmux_cc::{Client, ClientOptions, Server};
+
+/// A unique socket name for this test process and call.
+pub fn socket_name(test: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "tcc-{test}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Kills the server on `socket` when dropped (`tmux -L SOCKET kill-server`), whatever
+/// happened, and removes the socket file.
+pub struct Guard {
+    pub socket: String,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// A server started on a fresh socket, its guard, and a control client.
+pub struct Env {
+    pub client: Client,
+    pub server: Server,
+    pub guard: Guard,
+}
+
+pub async fn server(test: &str) -> (Server, Guard) {
+    let socket = socket_name(test);
+    let guard = Guard {
+        socket: socket.clone(),
+    };
+    let server = Server::start(&socket).await.expect("start the tmux server");
+    (server, guard)
+}
+
+pub async fn env(test: &str) -> Env {
+    let (server, guard) = server(test).await;
+    let client = server
+        .connect(ClientOptions {
+            command_timeout: Duration::from_secs(20),
+            ..ClientOptions::default()
+        })
+        .await
+        .expect("attach a control client");
+    Env {
+        client,
+        server,
+        guard,
+    }
+}
+
+/// The global window-size, read with a forked tmux (independent of tmux-cc).
+pub fn global_window_size(socket: &str) -> String {
+    let out = std::process::Command::new("tmux")
+        .args([
+            "-L",
+            socket,
+            "show-options",
+            "-g",
+            "-w",
+            "-v",
+            "window-size",
+        ])
+        .output()
+        .expect("run tmux show-options");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
