@@ -124,8 +124,7 @@ pub struct WriteFile {
 pub struct ReadFile {
     /// absolute, or starting with ~/ for the home directory
     pub path: String,
-    /// the first line to read, from 1 (the default); negative counts from the end: -100 for the
-    /// last 100 lines
+    /// the first line to read, from 1 (the default); negative counts from the end: -100 for the last 100 lines
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub start_line: Option<i64>,
@@ -133,8 +132,7 @@ pub struct ReadFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u64")]
     pub max_lines: Option<u64>,
-    /// prefix each line with its number and a tab, as cat -n does: to refer to lines, not to
-    /// write the content back
+    /// prefix each line with its number and a tab, as cat -n does: to refer to lines, not to write the content back
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub line_numbers: Option<bool>,
@@ -179,21 +177,18 @@ pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
     };
     let shown = path.display().to_string();
     let content = input.content;
-    let task = tokio::task::spawn_blocking(move || write::write_now(&path, content.as_bytes()));
-    let result = match tokio::time::timeout(deadline, task).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(error)) => ToolResult::failed(
-            format!("Writing {shown} failed: internal error, logged."),
-            format!("the write task failed: {error}"),
-        ),
-        Err(_) => ToolResult::failed(
+    let result = within(
+        deadline,
+        move || write::write_now(&path, content.as_bytes()),
+        || format!("Writing {shown} failed: internal error, logged."),
+        || {
             format!(
                 "The file system did not answer in time: {shown} may still be written, partially \
                  or not. Check it before writing again."
-            ),
-            format!("the file system did not answer within {deadline:?}"),
-        ),
-    };
+            )
+        },
+    )
+    .await;
     first_logs(result, &shown, bytes)
 }
 
@@ -213,23 +208,35 @@ pub async fn read_file(input: ReadFile, budget: ReadBudget, deadline: Duration) 
     };
     let shown = path.display().to_string();
     let scan_deadline = started + deadline / 2;
-    let task = tokio::task::spawn_blocking(move || {
-        read::read_now(&path, &input, budget, scan_deadline, SystemTime::now())
-    });
-    let result = match tokio::time::timeout(deadline, task).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(error)) => ToolResult::failed(
-            format!("Reading {shown} failed: internal error, logged."),
-            format!("the read task failed: {error}"),
-        ),
-        Err(_) => ToolResult::failed(
-            format!("The file system did not answer in time: {shown} could not be read."),
-            format!("the file system did not answer within {deadline:?}"),
-        ),
-    };
-    let mut result = result;
+    let mut result = within(
+        deadline,
+        move || read::read_now(&path, &input, budget, scan_deadline, SystemTime::now()),
+        || format!("Reading {shown} failed: internal error, logged."),
+        || format!("The file system did not answer in time: {shown} could not be read."),
+    )
+    .await;
     result.log.insert(0, ("path", shown));
     result
+}
+
+/// Runs `work`, a file operation, on a blocking thread, and returns its result, or at the end of
+/// `deadline` a failure telling `late()`: file operations can not be interrupted, and on a file
+/// system not answering (a stale NFS mount) `work` stays blocked until it answers. `broken()`
+/// tells a task that panicked.
+async fn within(
+    deadline: Duration,
+    work: impl FnOnce() -> ToolResult + Send + 'static,
+    broken: impl FnOnce() -> String,
+    late: impl FnOnce() -> String,
+) -> ToolResult {
+    match tokio::time::timeout(deadline, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => ToolResult::failed(broken(), format!("the file task failed: {error}")),
+        Err(_) => ToolResult::failed(
+            late(),
+            format!("the file system did not answer within {deadline:?}"),
+        ),
+    }
 }
 
 /// Puts the path and the size of the content first in the log facts of a write.
@@ -375,7 +382,7 @@ fn failure_text(
                 path.display()
             )
         }
-        Some(errno) => format!("{what} failed: {}.", lowered(errno.desc())),
+        Some(errno) => format!("{what} failed: {}.", system_reason(errno)),
         None => format!("{what} failed: internal error, logged."),
     };
     if partial {
@@ -384,9 +391,15 @@ fn failure_text(
     text
 }
 
-/// `reason` with its first letter lowered, as Go and the kernel's own words spell errors
-/// (`No space left on device` becomes `no space left on device`).
-fn lowered(reason: &str) -> String {
+/// The system's reason for `errno`, as strerror(3) words it in the C locale, its first letter
+/// lowered as the kernel's own words and Go spell errors (`No space left on device` becomes
+/// `no space left on device`).
+fn system_reason(errno: Errno) -> String {
+    let message = io::Error::from_raw_os_error(errno as i32).to_string();
+    // std appends " (os error N)"
+    let reason = message
+        .rsplit_once(" (os error ")
+        .map_or(message.as_str(), |(reason, _)| reason);
     let mut chars = reason.chars();
     match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),

@@ -28,40 +28,65 @@ pub(super) fn read_now(
     scan_deadline: Instant,
     now: SystemTime,
 ) -> ToolResult {
-    let what = format!("Reading {}", path.display());
-    match fs::metadata(path) {
-        Ok(meta) => {
-            if let Some(refused) = not_regular(path, meta.file_type(), Access::Read) {
-                return refused;
-            }
-        }
-        Err(error) => return failure(&error, &what, path, Access::Read, false),
+    match open(path) {
+        Ok(opened) => read_opened(path, opened, input, budget, scan_deadline, now),
+        Err(refused) => refused,
     }
-    // without blocking: a FIFO put in place of the file checked would block until written to
-    let file = match OpenOptions::new()
+}
+
+/// A regular file opened for reading, described when opened.
+pub(super) struct Opened {
+    file: File,
+    /// Its size when opened, which bounds the read.
+    size: u64,
+    modified: Option<SystemTime>,
+}
+
+/// Opens the regular file at `path` for reading: checked before opening (`stat`), opened without
+/// blocking (a FIFO put in place of the file checked would block until written to), and checked
+/// again once opened (`fstat`), as the file opened may not be the one checked.
+pub(super) fn open(path: &Path) -> Result<Opened, ToolResult> {
+    let what = format!("Reading {}", path.display());
+    let fail = |error: &io::Error| failure(error, &what, path, Access::Read, false);
+    let meta = fs::metadata(path).map_err(|error| fail(&error))?;
+    if let Some(refused) = not_regular(path, meta.file_type(), Access::Read) {
+        return Err(refused);
+    }
+    let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-    {
-        Ok(file) => file,
-        Err(error) => return failure(&error, &what, path, Access::Read, false),
-    };
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(error) => return failure(&error, &what, path, Access::Read, false),
-    };
+        .map_err(|error| fail(&error))?;
+    let meta = file.metadata().map_err(|error| fail(&error))?;
     if let Some(refused) = not_regular(path, meta.file_type(), Access::Read) {
-        return refused;
+        return Err(refused);
     }
+    Ok(Opened {
+        file,
+        size: meta.len(),
+        modified: meta.modified().ok(),
+    })
+}
+
+/// Reads what [`read_now`] does from `opened`, the regular file at `path`, up to its size when
+/// opened: a file growing meanwhile (a log) is read as it was, consistently with the size told.
+pub(super) fn read_opened(
+    path: &Path,
+    opened: Opened,
+    input: &ReadFile,
+    budget: ReadBudget,
+    scan_deadline: Instant,
+    now: SystemTime,
+) -> ToolResult {
     let mut read = FileRead {
         path,
-        what,
-        file,
+        what: format!("Reading {}", path.display()),
+        file: opened.file,
         input,
         budget,
-        size: meta.len(),
+        size: opened.size,
         seen: 0,
-        modified: meta.modified().unwrap_or(now),
+        modified: opened.modified.unwrap_or(now),
         now,
         deadline: scan_deadline,
     };
