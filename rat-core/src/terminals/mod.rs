@@ -1,1 +1,48 @@
-//! The terminals: the controller over tmux-cc, the startup check and the seven terminal tools (ratd-design.txt, Tools, Terminals). Under construction (issue 3).
+//! The terminals: the controller over tmux-cc, the startup check, and the seven terminal tools
+//! (ratd-design.txt, Tools > Terminals, Read budget, Plumbing, Errors, Lifecycle; plan.md,
+//! "rat-core: the terminals"). The design decisions are told in `rat-core/README.md`.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use rat_core::terminals::{Controller, ControllerConfig, SendText, WaitWindow};
+//! let controller = Controller::start(ControllerConfig::new("prod")).await?;
+//! let check = controller.check_terminals().await; // words the instructions and descriptions
+//! let alice = controller.session("alice");
+//! println!("{}", alice.list_windows().await.text);
+//! alice.send_text(SendText { window: "main".into(), text: "make".into(), enter: true }).await;
+//! let done = alice
+//!     .wait_window(WaitWindow { window: "main".into(), max_seconds: Some(50) }, Default::default())
+//!     .await;
+//! println!("{}", done.text); // main: the command finished 3s ago, exit status 0.
+//! controller.stop().await?;
+//! # let _ = check; Ok(()) }
+//! ```
+//!
+//! Layout: [`controller`] (server, options, environment, check, restart, stop), [`hook`] (the
+//! `PROMPT_COMMAND` recording prompts), [`tools`] (the seven tools), [`wait`] (one poll per tick
+//! for every waiting call), [`window`] (window descriptions from `list-windows`), [`screen`]
+//! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],
+//! [`keys`], [`text`] (input validation), [`texts`] (every description, message and error).
+
+pub mod check;
+pub mod controller;
+pub(crate) mod hook;
+pub mod input;
+pub mod keys;
+pub mod names;
+pub(crate) mod screen;
+pub mod status;
+pub mod text;
+pub mod texts;
+pub mod tools;
+pub(crate) mod wait;
+pub(crate) mod window;
+
+pub use check::TerminalCheck;
+pub use controller::{
+    Controller, ControllerConfig, ExitKind, ServerExit, StartError, StopReport, StopStep,
+};
+pub use input::{
+    CloseWindow, CreateWindow, ListWindows, ReadWindow, SendKeys, SendText, WaitWindow,
+};
+pub use tools::Terminals;

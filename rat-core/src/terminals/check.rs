@@ -1,0 +1,96 @@
+//! The startup check's outcome (ratd-design.txt, Lifecycle > Startup step 3): what bash startup
+//! files defeat at the prompt of the terminals. Its value changes the instructions and the
+//! descriptions (see [`crate::catalog`]) and the results of `list_windows` and `wait_window`.
+//! How the check runs is told on [`super::Controller::check_terminals`].
+
+use std::time::Duration;
+
+/// What holds in the terminals, found once at startup by
+/// [`Controller::check_terminals`](super::Controller::check_terminals).
+///
+/// A check that can not run is taken as nothing holding ([`TerminalCheck::not_run`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalCheck {
+    /// Whether the check ran to its end (within 10 seconds).
+    pub ran: bool,
+    /// Bracketed paste is on at the prompt (rat's hook turns it on; a `PROMPT_COMMAND` assigned
+    /// by a startup file leaves the inputrc or bash default). Off: multi-line text may run line
+    /// by line even at a prompt, which the instructions and `send_text` then tell.
+    pub bracketed_paste: bool,
+    /// rat's hook records prompts (`@rat_prompt`): a startup file assigning `PROMPT_COMMAND`
+    /// replaces it, and then `wait_window` can not wait.
+    pub prompts: bool,
+    /// The hook records statuses right: `false` gives 1 and `false | true` gives `1 0`. A command
+    /// run before rat's (`history -a; ...`, starship) loses them, and no status is told then.
+    pub statuses: bool,
+    /// What `PROMPT_COMMAND` became at the prompt of a terminal, for the log (never told to
+    /// agents); `None` when the check did not get that far.
+    pub prompt_command: Option<String>,
+    /// Why the check could not run (for the log), e.g. a startup file blocking.
+    pub problem: Option<String>,
+    /// How long the check took.
+    pub duration: Duration,
+}
+
+impl TerminalCheck {
+    /// Everything holds: the outcome with no startup file in the way. Also what `rat` uses, as
+    /// input schemas do not depend on the check.
+    pub fn all_holding() -> Self {
+        Self {
+            ran: true,
+            bracketed_paste: true,
+            prompts: true,
+            statuses: true,
+            prompt_command: None,
+            problem: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// A check that could not run, taken as nothing holding (ratd-design.txt, Startup).
+    pub fn not_run(problem: impl Into<String>, duration: Duration) -> Self {
+        Self {
+            ran: false,
+            bracketed_paste: false,
+            prompts: false,
+            statuses: false,
+            prompt_command: None,
+            problem: Some(problem.into()),
+            duration,
+        }
+    }
+
+    /// Whether agents are told that multi-line text may run line by line even at a prompt.
+    pub fn warns_paste(&self) -> bool {
+        !self.bracketed_paste
+    }
+
+    /// Whether windows record prompts, so that `wait_window` can wait.
+    pub fn records_prompts(&self) -> bool {
+        self.prompts
+    }
+
+    /// Whether exit statuses are told (prompts recorded, statuses right).
+    pub fn tells_statuses(&self) -> bool {
+        self.prompts && self.statuses
+    }
+
+    /// The warnings ratd logs (and shows as degradations), one short label each, in a fixed
+    /// order; empty when everything holds.
+    pub fn warnings(&self) -> Vec<&'static str> {
+        let mut warnings = Vec::new();
+        if !self.ran {
+            warnings.push("terminal check could not run");
+            return warnings;
+        }
+        if !self.bracketed_paste {
+            warnings.push("bracketed paste overridden");
+        }
+        if !self.prompts {
+            warnings.push("prompts not recorded");
+        } else if !self.statuses {
+            warnings.push("exit statuses lost");
+        }
+        warnings
+    }
+}

@@ -1,0 +1,618 @@
+//! The controller: the tenant's tmux server through tmux-cc, its options and terminal
+//! environment, the startup check, restarts and the stop (ratd-design.txt, Lifecycle; plan.md,
+//! "rat-core: the terminals").
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions};
+use tokio_util::sync::CancellationToken;
+
+use super::check::TerminalCheck;
+use super::hook::{self, parse_bash_version};
+use super::names::is_valid_name;
+use super::texts;
+use super::wait::WaitHub;
+use super::window::{WindowInfo, parse_window, window_format};
+use crate::tools::{ReadBudget, ToolResult};
+
+pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
+
+/// The width and height of every terminal (ratd-design.txt, Tools: read_window).
+pub const TERMINAL_SIZE: (u32, u32) = (200, 24);
+/// The rows of history each terminal keeps (`history-limit`).
+pub const HISTORY_LIMIT: u32 = 10_000;
+/// The oldest bash accepted: bracketed paste exists since 4.4.
+pub const MIN_BASH: (u32, u32) = (4, 4);
+/// The longest the startup check takes.
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
+/// The window every session starts with.
+pub const FIRST_WINDOW: &str = "main";
+
+/// How the controller starts. [`ControllerConfig::new`] gives the defaults.
+#[derive(Debug, Clone)]
+pub struct ControllerConfig {
+    /// The tenant: the tmux socket is `rat-<tenant>`. A plain name (letters, digits, `_`, `-`,
+    /// at most 32).
+    pub tenant: String,
+    /// The most a `read_window` result holds (64 KiB by default).
+    pub read_budget: ReadBudget,
+    /// The tmux program: `tmux`, looked up in `PATH` unless a path.
+    pub tmux: PathBuf,
+    /// The bash program: `bash`, looked up in `PATH` unless a path. 4.4 or later.
+    pub bash: PathBuf,
+    /// Where terminals start, and their `HOME`: `$HOME` by default.
+    pub home: PathBuf,
+    /// How long a tmux command may take (10 s, the deadline of a tool call).
+    pub command_timeout: Duration,
+}
+
+impl ControllerConfig {
+    /// The defaults for `tenant`.
+    pub fn new(tenant: impl Into<String>) -> Self {
+        Self {
+            tenant: tenant.into(),
+            read_budget: ReadBudget::DEFAULT,
+            tmux: PathBuf::from("tmux"),
+            bash: PathBuf::from("bash"),
+            home: std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            command_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// The tmux socket name: `rat-<tenant>`.
+    pub fn socket_name(&self) -> String {
+        format!("rat-{}", self.tenant)
+    }
+}
+
+/// Why the controller could not start its server (ratd-design.txt, Startup step 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The tenant is not a plain name.
+    #[error("invalid tenant name {0:?}: only letters, digits, '_' and '-', up to 32 characters")]
+    BadTenant(String),
+    /// Another tmux server answers on the socket: another ratd serves this tenant here.
+    #[error(
+        "another tmux server (pid {pid}) already serves socket {socket}: another ratd serves this tenant on this machine"
+    )]
+    ServerSocketInUse {
+        /// The socket name.
+        socket: String,
+        /// The pid of the server answering there.
+        pid: u32,
+    },
+    /// tmux missing or too old, as tmux-cc found it.
+    #[error("{0}")]
+    Tmux(#[source] tmux_cc::Error),
+    /// bash was not found.
+    #[error("bash was not found (looked for {}): install bash 4.4 or later", path.display())]
+    BashMissing {
+        /// What was looked for.
+        path: PathBuf,
+    },
+    /// bash is older than 4.4, or its version could not be read.
+    #[error("bash {version} is too old: rat needs bash 4.4 or later, for bracketed paste ({})", path.display())]
+    BashTooOld {
+        /// The version `bash --version` stated.
+        version: String,
+        /// The bash found.
+        path: PathBuf,
+    },
+    /// Setting the server up failed (options, environment).
+    #[error("could not set the tmux server up: {0}")]
+    Setup(#[source] tmux_cc::Error),
+}
+
+/// A running server and its control connection.
+#[derive(Clone)]
+pub(crate) struct Live {
+    pub server: Server,
+    pub client: Client,
+}
+
+/// Why a tmux command could not be run, told to agents by [`Fail::result`].
+#[derive(Debug)]
+pub(crate) enum Fail {
+    /// The server died or restarts.
+    Restarting,
+    /// tmux did not answer in time.
+    Timeout(String),
+    /// Anything else (logged, never shown).
+    Internal(String),
+}
+
+impl Fail {
+    pub(crate) fn result(self) -> ToolResult {
+        match self {
+            Fail::Restarting => ToolResult::failed(texts::RESTARTING, "tmux server restarting"),
+            Fail::Timeout(cause) => ToolResult::failed(texts::NOT_ANSWERING, cause),
+            Fail::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
+        }
+    }
+}
+
+pub(crate) struct Inner {
+    pub config: ControllerConfig,
+    /// The tmux program, absolute.
+    pub tmux: PathBuf,
+    /// The bash program, absolute.
+    pub bash: PathBuf,
+    pub live: RwLock<Live>,
+    pub restarting: AtomicBool,
+    pub stopping: CancellationToken,
+    pub check: RwLock<TerminalCheck>,
+    pub create_lock: tokio::sync::Mutex<()>,
+    pub waits: Arc<WaitHub>,
+}
+
+/// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
+/// [`Terminals`](super::Terminals) bound to sessions. Cheap to clone.
+#[derive(Clone)]
+pub struct Controller {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("tenant", &self.inner.config.tenant)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `program` as an absolute path: as given when it holds a `/`, else found in `PATH`.
+fn resolve(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 || program.is_absolute() {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+pub(crate) fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The output lines of a reply, lossy UTF-8.
+pub(crate) fn lines(reply: &Reply) -> Vec<String> {
+    reply
+        .lines
+        .iter()
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .collect()
+}
+
+impl Controller {
+    /// Starts the tenant's tmux server (`tmux -u -D -f /dev/null -L rat-<tenant>`, a child that
+    /// dies with this process) with rat's options and terminal environment:
+    ///
+    /// - options: `default-shell` bash (terminals run it as a login shell), `history-limit`
+    ///   10000, `default-size` 200x24, `allow-rename off`, `message-limit 0` (tmux keeps every
+    ///   command line in its message log: pasted texts must not linger there). `window-size
+    ///   manual` is set on each window by `resize-window`, NEVER globally (tmux 3.3a segfaults
+    ///   on the next new session, issue 4849);
+    /// - environment: this process's, minus `NOTIFY_SOCKET`, plus `LC_ALL=C.UTF-8`, `PAGER`,
+    ///   `GIT_PAGER`, `MANPAGER`, `SYSTEMD_PAGER` = `cat`, `HOME` = [`ControllerConfig::home`],
+    ///   and `PROMPT_COMMAND` = rat's hook. `TMUX` stays set in the terminals (tmux sets it), so
+    ///   that a `tmux` typed there reaches rat's server, not the user's.
+    ///
+    /// # Errors
+    /// [`StartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
+    /// older than 3.3, bash missing or older than 4.4, or the setup failing.
+    pub async fn start(config: ControllerConfig) -> Result<Controller, StartError> {
+        if !is_valid_name(&config.tenant) {
+            return Err(StartError::BadTenant(config.tenant));
+        }
+        let tmux = resolve(&config.tmux).ok_or_else(|| {
+            StartError::Tmux(tmux_cc::Error::TmuxMissing {
+                path: config.tmux.clone(),
+            })
+        })?;
+        let bash = resolve(&config.bash).ok_or_else(|| StartError::BashMissing {
+            path: config.bash.clone(),
+        })?;
+        check_bash(&bash).await?;
+        let live = start_live(&config, &tmux, &bash).await?;
+        Ok(Controller {
+            inner: Arc::new(Inner {
+                config,
+                tmux,
+                bash,
+                live: RwLock::new(live),
+                restarting: AtomicBool::new(false),
+                stopping: CancellationToken::new(),
+                check: RwLock::new(TerminalCheck::all_holding()),
+                create_lock: tokio::sync::Mutex::new(()),
+                waits: Arc::new(WaitHub::new()),
+            }),
+        })
+    }
+
+    /// The configuration started with.
+    pub fn config(&self) -> &ControllerConfig {
+        &self.inner.config
+    }
+
+    /// The pid of the current tmux server.
+    pub fn server_pid(&self) -> u32 {
+        self.inner.live_any().server.pid()
+    }
+
+    /// What the startup check found (all holding until [`Controller::check_terminals`] ran).
+    pub fn terminal_check(&self) -> TerminalCheck {
+        self.inner
+            .check
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Waits until the current tmux server exits, and tells how: its status or signal, and
+    /// whether [`Controller::stop`] asked for it (`requested` false is a death: a crash, the OOM
+    /// killer, `tmux kill-server` typed in a terminal). For ratd's supervisor, which restarts
+    /// the server after a death ([`Controller::restart`]); the controller never does by itself.
+    pub async fn wait_server(&self) -> ServerExit {
+        let server = self.inner.live_any().server;
+        server.wait().await
+    }
+
+    /// Starts a new server after a death. Meanwhile, and if it fails, tools answer that the
+    /// terminals are restarting.
+    ///
+    /// # Errors
+    /// As [`Controller::start`] (a stray server may hold the socket: `ServerSocketInUse`).
+    pub async fn restart(&self) -> Result<(), StartError> {
+        self.inner.restarting.store(true, Ordering::SeqCst);
+        let old = self.inner.live_any();
+        if old.server.exit().is_none() {
+            let _ = old.server.stop().await;
+        }
+        let live = start_live(&self.inner.config, &self.inner.tmux, &self.inner.bash).await?;
+        *self.inner.live.write().unwrap_or_else(|e| e.into_inner()) = live;
+        self.inner.restarting.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Makes every wait return at once, telling rat stops (ratd-design.txt, Shutdown: the door
+    /// closes first, and a wait must not hold it open). [`Controller::stop`] does it too.
+    pub fn announce_stop(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// A token cancelled when the controller stops ([`Controller::announce_stop`]).
+    pub fn stopping(&self) -> CancellationToken {
+        self.inner.stopping.child_token()
+    }
+
+    /// Stops the tmux server and every terminal: `kill-server`, then SIGTERM after 5 s, then
+    /// SIGKILL 2 s later; the report tells which step was needed, or that the server had
+    /// exited already (stopped as a service, systemd signals tmux too). Waits return at once.
+    ///
+    /// # Errors
+    /// tmux-cc's, when signalling the server failed.
+    pub async fn stop(&self) -> Result<StopReport, tmux_cc::Error> {
+        self.announce_stop();
+        let live = self.inner.live_any();
+        live.server.stop().await
+    }
+
+    /// The seven terminal tools bound to the tmux session `session` (a client name). Cheap.
+    pub fn session(&self, session: &str) -> super::Terminals {
+        super::Terminals {
+            controller: self.clone(),
+            session: session.to_string(),
+        }
+    }
+
+    /// The startup check (ratd-design.txt, Startup step 3), 10 seconds at most: a terminal is
+    /// started as every terminal is (a session of its own on rat's server, login bash, the
+    /// terminals' environment, `TERM` and `TMUX` included), then four lines are typed in it:
+    ///
+    /// 1. `unset HISTFILE` (an interactive bash saves its history when it exits);
+    /// 2. `false`: the hook must record `1`;
+    /// 3. `false | true`, after saving what the hook recorded: it must record `1 0`;
+    /// 4. a line printing both, whether bracketed paste is on at the prompt (`bind -v`, as
+    ///    readline reports it), and what `PROMPT_COMMAND` became, for the log.
+    ///
+    /// Typed rather than given with `-c`, each line makes bash show its prompt, running
+    /// `PROMPT_COMMAND` as in any terminal: what is checked is what the prompt ends up with,
+    /// whoever set it (a startup file assigning `PROMPT_COMMAND` replaces rat's hook: no
+    /// prompt; one prepending a command, starship-style, loses the statuses). A check that can
+    /// not run (a startup file blocking, which blocks every terminal too) is taken as nothing
+    /// holding. The outcome is kept: it words the texts of `list_windows` and `wait_window`.
+    pub async fn check_terminals(&self) -> TerminalCheck {
+        let started = Instant::now();
+        let outcome = match tokio::time::timeout(CHECK_TIMEOUT, self.run_check()).await {
+            Ok(Ok(check)) => check,
+            Ok(Err(problem)) => TerminalCheck::not_run(problem, started.elapsed()),
+            Err(_) => TerminalCheck::not_run(
+                "bash showed no answer within 10 s: a startup file may block, and blocks every terminal too",
+                started.elapsed(),
+            ),
+        };
+        let outcome = TerminalCheck {
+            duration: started.elapsed(),
+            ..outcome
+        };
+        if let Ok(client) = self.inner.client() {
+            let _ = client
+                .reply(&Command::new("kill-session").args(["-t", &format!("={CHECK_SESSION}")]))
+                .await;
+        }
+        *self.inner.check.write().unwrap_or_else(|e| e.into_inner()) = outcome.clone();
+        outcome
+    }
+
+    async fn run_check(&self) -> Result<TerminalCheck, String> {
+        let client = self
+            .inner
+            .client()
+            .map_err(|_| "the tmux server is not running".to_string())?;
+        let home = self.inner.config.home.to_string_lossy().into_owned();
+        let target = format!("={CHECK_SESSION}:");
+        let (w, h) = TERMINAL_SIZE;
+        let script = "unset HISTFILE\nfalse\n__rat_c1=${__rat_p-}; false | true\n\
+            echo \"RAT-CHECK[${__rat_c1-}][${__rat_p-}][$(bind -v 2>/dev/null | grep -c '^set enable-bracketed-paste on')]\"; \
+            echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
+        let replies = client
+            .input(&[
+                Command::new("new-session").args([
+                    "-d",
+                    "-s",
+                    CHECK_SESSION,
+                    "-x",
+                    &w.to_string(),
+                    "-y",
+                    &h.to_string(),
+                    "-c",
+                    &home,
+                ]),
+                Command::new("set-buffer").args(["-b", "rat-check", "--", script]),
+                // Typed (no -p): each new line is Enter, so each line gets a prompt of its own.
+                Command::new("paste-buffer").args(["-b", "rat-check", "-t", &target, "-r", "-d"]),
+            ])
+            .await
+            .map_err(|e| format!("could not start the check's terminal: {e}"))?;
+        if let Some(failed) = replies.iter().find(|r| !r.success) {
+            return Err(format!(
+                "could not start the check's terminal: {}",
+                lines(failed).join(" ")
+            ));
+        }
+        loop {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let reply = client
+                .reply(
+                    &Command::new("capture-pane").args(["-p", "-J", "-S", "-200", "-t", &target]),
+                )
+                .await
+                .map_err(|e| format!("could not read the check's terminal: {e}"))?;
+            let screen = lines(&reply);
+            let Some(line) = screen.iter().find(|l| l.starts_with("RAT-CHECK[")) else {
+                continue;
+            };
+            let fields: Vec<&str> = line
+                .trim_end()
+                .trim_start_matches("RAT-CHECK[")
+                .trim_end_matches(']')
+                .split("][")
+                .collect();
+            let prompt_command = screen
+                .iter()
+                .find_map(|l| l.strip_prefix("RAT-PC["))
+                .map(|pc| pc.trim_end().trim_end_matches(']').to_string());
+            let [first, second, paste] = fields[..] else {
+                return Err(format!("unexpected answer of the check: {line:?}"));
+            };
+            return Ok(TerminalCheck {
+                ran: true,
+                bracketed_paste: paste != "0" && !paste.is_empty(),
+                prompts: !second.is_empty(),
+                statuses: first == "1" && second == "1,0",
+                prompt_command,
+                problem: None,
+                duration: Duration::ZERO,
+            });
+        }
+    }
+}
+
+/// The session of the startup check: longer than any client name can be, so no client's.
+const CHECK_SESSION: &str = "rat-startup-check-of-the-terminals";
+
+async fn check_bash(bash: &Path) -> Result<(), StartError> {
+    let output = tokio::process::Command::new(bash)
+        .arg("--version")
+        .env("LC_ALL", "C")
+        .output()
+        .await
+        .map_err(|_| StartError::BashMissing {
+            path: bash.to_path_buf(),
+        })?;
+    let said = String::from_utf8_lossy(&output.stdout);
+    match parse_bash_version(&said) {
+        Some((version, _)) if version >= MIN_BASH => Ok(()),
+        Some((_, written)) => Err(StartError::BashTooOld {
+            version: written,
+            path: bash.to_path_buf(),
+        }),
+        None => Err(StartError::BashTooOld {
+            version: format!(
+                "of unknown version ({:?})",
+                said.lines().next().unwrap_or("")
+            ),
+            path: bash.to_path_buf(),
+        }),
+    }
+}
+
+async fn start_live(
+    config: &ControllerConfig,
+    tmux: &Path,
+    bash: &Path,
+) -> Result<Live, StartError> {
+    let mut options = ServerOptions::new(config.socket_name());
+    options.tmux = tmux.to_path_buf();
+    options.env_remove = vec![OsString::from("NOTIFY_SOCKET")];
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("LC_ALL".into(), "C.UTF-8".into()),
+        ("PAGER".into(), "cat".into()),
+        ("GIT_PAGER".into(), "cat".into()),
+        ("MANPAGER".into(), "cat".into()),
+        ("SYSTEMD_PAGER".into(), "cat".into()),
+        ("PROMPT_COMMAND".into(), hook::prompt_command(tmux).into()),
+    ];
+    env.push(("HOME".into(), config.home.clone().into_os_string()));
+    options.env = env;
+    options.current_dir = Some(config.home.clone());
+    let server = Server::start_with(options).await.map_err(|e| match e {
+        tmux_cc::Error::ServerSocketInUse { socket, pid } => {
+            StartError::ServerSocketInUse { socket, pid }
+        }
+        other => StartError::Tmux(other),
+    })?;
+    let client = server
+        .connect(ClientOptions {
+            command_timeout: config.command_timeout,
+            ..ClientOptions::default()
+        })
+        .await
+        .map_err(StartError::Setup)?;
+    let (w, h) = TERMINAL_SIZE;
+    client
+        .input_ok(&[
+            Command::new("set-option")
+                .args(["-g", "default-shell"])
+                .arg(bash.as_os_str().as_encoded_bytes()),
+            Command::new("set-option").args(["-g", "history-limit", &HISTORY_LIMIT.to_string()]),
+            Command::new("set-option").args(["-g", "default-size", &format!("{w}x{h}")]),
+            Command::new("set-option").args(["-g", "-w", "allow-rename", "off"]),
+            Command::new("set-option").args(["-s", "message-limit", "0"]),
+        ])
+        .await
+        .map_err(StartError::Setup)?;
+    Ok(Live { server, client })
+}
+
+impl Inner {
+    /// The current server, dead or alive.
+    pub(crate) fn live_any(&self) -> Live {
+        self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The control connection, unless the terminals restart.
+    pub(crate) fn client(&self) -> Result<Client, Fail> {
+        let live = self.live_any();
+        if self.restarting.load(Ordering::SeqCst)
+            || live.server.exit().is_some()
+            || live.client.end().is_some()
+        {
+            return Err(Fail::Restarting);
+        }
+        Ok(live.client)
+    }
+
+    pub(crate) fn map_error(&self, e: tmux_cc::Error) -> Fail {
+        match e {
+            tmux_cc::Error::ConnectionEnded(_) => Fail::Restarting,
+            tmux_cc::Error::Timeout { .. } => Fail::Timeout(e.to_string()),
+            other => Fail::Internal(other.to_string()),
+        }
+    }
+
+    /// Sends commands as one write, returning every reply.
+    pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, Fail> {
+        let client = self.client()?;
+        client.input(cmds).await.map_err(|e| self.map_error(e))
+    }
+
+    /// One command's reply.
+    pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, Fail> {
+        let client = self.client()?;
+        client.reply(&cmd).await.map_err(|e| self.map_error(e))
+    }
+
+    /// The windows of `session`, `None` when it does not exist.
+    pub(crate) async fn list_windows(
+        &self,
+        session: &str,
+    ) -> Result<Option<Vec<WindowInfo>>, Fail> {
+        let reply = self
+            .reply(Command::new("list-windows").args([
+                "-t",
+                &format!("={session}"),
+                "-F",
+                &window_format(false),
+            ]))
+            .await?;
+        if !reply.success {
+            // The only way list-windows fails on a running server: the session is missing.
+            return Ok(None);
+        }
+        Ok(Some(
+            lines(&reply)
+                .iter()
+                .filter_map(|l| parse_window(l, false))
+                .collect(),
+        ))
+    }
+
+    /// Whether `session` exists.
+    pub(crate) async fn has_session(&self, session: &str) -> Result<bool, Fail> {
+        Ok(self
+            .reply(Command::new("has-session").args(["-t", &format!("={session}")]))
+            .await?
+            .success)
+    }
+
+    /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
+    /// whether this call created it: a concurrent creation is not an error.
+    pub(crate) async fn create_session(&self, session: &str) -> Result<bool, Fail> {
+        let (w, h) = TERMINAL_SIZE;
+        let home = self.config.home.to_string_lossy().into_owned();
+        let replies = self
+            .input(&[
+                Command::new("new-session").args([
+                    "-d",
+                    "-s",
+                    session,
+                    "-n",
+                    FIRST_WINDOW,
+                    "-x",
+                    &w.to_string(),
+                    "-y",
+                    &h.to_string(),
+                    "-c",
+                    &home,
+                ]),
+                Command::new("resize-window").args([
+                    "-t",
+                    &format!("={session}:={FIRST_WINDOW}"),
+                    "-x",
+                    &w.to_string(),
+                    "-y",
+                    &h.to_string(),
+                ]),
+            ])
+            .await?;
+        if replies[0].success {
+            return Ok(true);
+        }
+        if self.has_session(session).await? {
+            return Ok(false);
+        }
+        Err(Fail::Internal(format!(
+            "new-session failed: {}",
+            lines(&replies[0]).join(" ")
+        )))
+    }
+}

@@ -1,0 +1,88 @@
+//! The inputs of the seven terminal tools: their JSON schemas come from these types (schemars),
+//! their doc comments becoming the descriptions of the properties (ratd-design.txt, Tools).
+//!
+//! The `window` argument of the five tools taking one carries `"x-mcp-header": "Window"`: from
+//! protocol 2026-07-28 on, the client mirrors it into the `Mcp-Param-Window` HTTP header
+//! (SEP-2243), which `rat` computes from the same schemas ([`crate::catalog::input_schemas`]).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The default of `wait_window`'s `max_seconds`.
+pub const DEFAULT_WAIT_SECONDS: u32 = 20;
+/// The most `wait_window` waits: a harness cutting calls at 60 s must get the answer first.
+pub const MAX_WAIT_SECONDS: u32 = 50;
+
+/// Input of `list_windows`: nothing.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ListWindows {}
+
+/// Input of `create_window`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CreateWindow {
+    /// The name of the window: letters, digits, '_' and '-', up to 32 characters.
+    pub name: String,
+}
+
+/// Input of `close_window`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CloseWindow {
+    /// The name of the window.
+    pub name: String,
+}
+
+/// Input of `send_text`. `enter` is required, with no default: the agent decides every time
+/// whether the text runs, and forgetting it fails validation instead of silently leaving a
+/// command unrun (false) or running text meant to wait (true).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SendText {
+    /// The name of the window.
+    #[schemars(extend("x-mcp-header" = "Window"))]
+    pub window: String,
+    /// The text to paste, as is: new lines included, nothing added. No control character but tab and new line (keys go through send_keys).
+    pub text: String,
+    /// true presses Enter after the text, running it at a prompt; false leaves it on the command line, or answers a program without Enter.
+    pub enter: bool,
+}
+
+/// Input of `send_keys`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SendKeys {
+    /// The name of the window.
+    #[schemars(extend("x-mcp-header" = "Window"))]
+    pub window: String,
+    /// The key names, pressed in order.
+    pub keys: Vec<String>,
+}
+
+/// Input of `read_window`. The rows are unsigned, so that the schema refuses a negative number.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ReadWindow {
+    /// The name of the window.
+    #[schemars(extend("x-mcp-header" = "Window"))]
+    pub window: String,
+    /// Rows of history to include above the screen (0 by default).
+    #[serde(default)]
+    pub scrollback_rows: Option<u32>,
+}
+
+/// Input of `wait_window`: `max_seconds` bounded by the schema, 20 by default.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct WaitWindow {
+    /// The name of the window.
+    #[schemars(extend("x-mcp-header" = "Window"))]
+    pub window: String,
+    /// The most seconds to wait, from 1 to 50 (20 by default).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50), extend("default" = 20))]
+    pub max_seconds: Option<u32>,
+}
+
+impl WaitWindow {
+    /// The wait asked for, in seconds: `max_seconds` or 20, within 1 to 50.
+    pub fn seconds(&self) -> u32 {
+        self.max_seconds
+            .unwrap_or(DEFAULT_WAIT_SECONDS)
+            .clamp(1, MAX_WAIT_SECONDS)
+    }
+}

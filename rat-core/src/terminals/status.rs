@@ -1,0 +1,222 @@
+//! The prompt a window recorded, and how its last command exited, told to agents
+//! (ratd-design.txt, Tools: list_windows and wait_window, pipelines).
+//!
+//! rat's `PROMPT_COMMAND` hook (see [`super::hook`]) records each prompt in the pane user option
+//! `@rat_prompt` as `TIME:STATUSES`: the prompt's time (Unix seconds) and `${PIPESTATUS[*]}`
+//! joined by commas (`1,0`), or `-` at the first prompt of a bash, which follows its startup
+//! files, not a command. A value rat did not write reads as no prompt, never as an error.
+
+/// SIGPIPE's exit status (128 + 13): a writer whose reader stopped early (`yes | head`).
+const SIGPIPE_STATUS: i32 = 141;
+
+/// A prompt recorded by rat's hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Prompt {
+    /// When bash showed it, Unix seconds.
+    pub time: i64,
+    /// The statuses of the last pipeline, left to right; `None` at the first prompt of a bash.
+    pub statuses: Option<Vec<i32>>,
+}
+
+impl Prompt {
+    /// Parses the value of `@rat_prompt`; `None` for anything rat's hook does not write.
+    pub(crate) fn parse(value: &str) -> Option<Prompt> {
+        let (time, statuses) = value.split_once(':')?;
+        let time = time.parse().ok()?;
+        let statuses = if statuses == "-" {
+            None
+        } else {
+            let list: Option<Vec<i32>> = statuses.split(',').map(|s| s.parse().ok()).collect();
+            Some(list.filter(|l| !l.is_empty())?)
+        };
+        Some(Prompt { time, statuses })
+    }
+}
+
+/// A duration told to agents in its largest unit: `12s`, `3m`, `2h`, then days beyond two days
+/// (`3d`). Models do not know the current time, so times are told relative to now.
+pub fn ago(seconds: i64) -> String {
+    let s = seconds.max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..172_800 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// The commands of a pipeline before its last one that failed: (position from 1, status).
+fn failures_before_last(statuses: &[i32]) -> Vec<(usize, i32)> {
+    let before_last = &statuses[..statuses.len().saturating_sub(1)];
+    before_last
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != 0)
+        .map(|(i, s)| (i + 1, *s))
+        .collect()
+}
+
+fn joined(statuses: &[i32]) -> String {
+    statuses
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const SIGPIPE_NOTE: &str =
+    "Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).";
+
+/// How the last command exited, for `wait_window`, after "the command finished 3s ago":
+/// `, exit status 1.` for a single command or a pipeline whose commands before the last one
+/// succeeded; for a pipeline whose earlier commands failed, those first, by position, then the
+/// status of the pipeline, explained, then every status (ratd-design.txt: "Failures first").
+pub(crate) fn wait_exit(statuses: &[i32]) -> String {
+    let Some(&last) = statuses.last() else {
+        return ".".to_string();
+    };
+    let failures = failures_before_last(statuses);
+    if failures.is_empty() {
+        let note = if last == SIGPIPE_STATUS {
+            format!(" {SIGPIPE_NOTE}")
+        } else {
+            String::new()
+        };
+        return format!(", exit status {last}.{note}");
+    }
+    let n = statuses.len();
+    let mut parts = Vec::new();
+    for (k, (position, status)) in failures.iter().enumerate() {
+        if k == 0 {
+            parts.push(format!(
+                "command {position} of its pipeline of {n} exited with status {status}"
+            ));
+        } else {
+            parts.push(format!("command {position} with status {status}"));
+        }
+    }
+    let mut text = format!(
+        ": {}. The pipeline exits with the status of its last command, {last}, as bash reports it \
+         (statuses, left to right: {}).",
+        parts.join(", "),
+        joined(statuses)
+    );
+    if statuses.contains(&SIGPIPE_STATUS) {
+        text.push(' ');
+        text.push_str(SIGPIPE_NOTE);
+    }
+    text
+}
+
+/// How the last command exited, for a line of `list_windows`:
+/// `last command exited with status 1 (12s ago)`, or for a pipeline whose earlier commands
+/// failed `last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses:
+/// 1 0) (12s ago)`.
+pub(crate) fn list_exit(statuses: &[i32], age: &str) -> String {
+    let Some(&last) = statuses.last() else {
+        return String::new();
+    };
+    let failures = failures_before_last(statuses);
+    let sigpipe = |s: i32| {
+        if s == SIGPIPE_STATUS {
+            " (usually normal: SIGPIPE)"
+        } else {
+            ""
+        }
+    };
+    if failures.is_empty() {
+        return format!(
+            "last command exited with status {last}{} ({age} ago)",
+            sigpipe(last)
+        );
+    }
+    let n = statuses.len();
+    let parts: Vec<String> = failures
+        .iter()
+        .enumerate()
+        .map(|(k, (position, status))| {
+            if k == 0 {
+                format!(
+                    "command {position} of its pipeline of {n} with {status}{}",
+                    sigpipe(*status)
+                )
+            } else {
+                format!("command {position} with {status}{}", sigpipe(*status))
+            }
+        })
+        .collect();
+    format!(
+        "last command exited with status {last}, {} (statuses: {}) ({age} ago)",
+        parts.join(", "),
+        joined(statuses)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_prompt() {
+        assert_eq!(
+            Prompt::parse("1700000000:1,0"),
+            Some(Prompt {
+                time: 1_700_000_000,
+                statuses: Some(vec![1, 0])
+            })
+        );
+        assert_eq!(
+            Prompt::parse("1700000000:-"),
+            Some(Prompt {
+                time: 1_700_000_000,
+                statuses: None
+            })
+        );
+        for bad in ["", "x", "1:", "a:1", "1:1,,0", "1:a", "1 0"] {
+            assert_eq!(Prompt::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn relative_times() {
+        let cases = [
+            (-3, "0s"),
+            (0, "0s"),
+            (12, "12s"),
+            (59, "59s"),
+            (60, "1m"),
+            (3599, "59m"),
+            (3600, "1h"),
+            (7200, "2h"),
+            (172_799, "47h"),
+            (172_800, "2d"),
+            (864_000, "10d"),
+        ];
+        for (seconds, text) in cases {
+            assert_eq!(ago(seconds), text, "{seconds}");
+        }
+    }
+
+    #[test]
+    fn exits() {
+        let cases: &[&[i32]] = &[
+            &[0],
+            &[1],
+            &[141],
+            &[1, 0],
+            &[0, 1],
+            &[141, 0],
+            &[1, 2, 0],
+            &[0, 3, 141, 1],
+        ];
+        let mut out = String::new();
+        for statuses in cases {
+            out.push_str(&format!(
+                "{statuses:?}\n  wait: build: the command finished 3s ago{}\n  list: {}\n",
+                wait_exit(statuses),
+                list_exit(statuses, "12s")
+            ));
+        }
+        insta::assert_snapshot!(out);
+    }
+}

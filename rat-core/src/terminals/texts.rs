@@ -1,0 +1,249 @@
+//! Every text agents read from the terminal tools, in one place: the instructions' terminal
+//! parts, the descriptions, and the result and error texts (ratd-design.txt, Tools, Terminals,
+//! Read budget, Plumbing, Errors, MCP instructions). Texts that depend on the startup check take
+//! its [`TerminalCheck`]. Snapshot tests (`tests/catalog.rs`, `tests/terminals*.rs`) show any
+//! change of wording in review.
+
+use super::check::TerminalCheck;
+use super::keys::SHOWN_KEYS;
+use super::names::NAME_RULE;
+use crate::tools::ReadBudget;
+
+/// The sentence added when bracketed paste does not hold (instructions and `send_text`).
+pub(crate) const PASTE_WARNING: &str =
+    "Multi-line text may run line by line even at a prompt: send one line at a time.";
+
+/// How bash in the foreground reads where no status is told.
+const BASH_MEANS_INPUT: &str = "bash in the foreground means the terminal waits for input, unless it \
+     runs a bash script or builtin";
+
+/// The MCP instructions (ratd-design.txt, MCP instructions), for `host`, worded after what the
+/// check found: statuses told, or not; prompts recorded, or not (wait_window then tells why it can
+/// not wait); the paste warning added when bracketed paste does not hold.
+pub fn instructions(host: &str, check: &TerminalCheck) -> String {
+    let checking = if check.tells_statuses() {
+        "wait_window waits until a command finished, 50 seconds at most per call, and tells how it \
+         exited; list_windows shows the foreground command of each window, and how its last command \
+         exited once bash is back at its prompt; read_window shows the screen."
+            .to_string()
+    } else if check.records_prompts() {
+        format!(
+            "wait_window waits until a command finished, 50 seconds at most per call; list_windows \
+             shows the foreground command of each window ({BASH_MEANS_INPUT}); read_window shows \
+             the screen."
+        )
+    } else {
+        format!(
+            "rat can not tell when a command finishes in these terminals (wait_window tells why); \
+             list_windows shows the foreground command of each window ({BASH_MEANS_INPUT}); \
+             read_window shows the screen."
+        )
+    };
+    let mut text = format!(
+        "rat gives you persistent terminals on {host}: commands run there, not where you run. It \
+         is asynchronous by design: sending a command returns at once, without waiting for it to \
+         finish. Start long running commands (builds, tests, deployments), carry on with other \
+         work, and come back to check them: {checking} Run several commands in parallel in several \
+         windows, each long running command in the foreground of a window of its own \
+         (create_window): a single list_windows then tells which still run, and reading a window \
+         shows its progress, with no need for a script to check jobs or their logs. A command run \
+         in the background (&, nohup) looks finished at once: rat follows the foreground command \
+         of a window. Each terminal is a window running bash, found by name: windows persist \
+         across your restarts and context compactions, so call list_windows first, and close the \
+         windows you are done with (close_window). A window named main exists when you start. To \
+         copy a whole file to or from the machine, use write_file and read_file rather than the \
+         terminal. For the exact output of a long command, run it as command 2>&1 | tee \
+         /tmp/name.log: the screen still shows it, and read_file reads the file whole or a range \
+         at a time, rather than reading the window over and over. If the terminals restart after a \
+         failure, every window disappears and you find a fresh main."
+    );
+    if check.warns_paste() {
+        text.push(' ');
+        text.push_str(PASTE_WARNING);
+    }
+    text
+}
+
+/// The tool that shows a new window's prompt: wait_window where prompts are recorded.
+fn prompt_tool(check: &TerminalCheck) -> &'static str {
+    if check.records_prompts() {
+        "wait_window"
+    } else {
+        "read_window"
+    }
+}
+
+/// Description of `list_windows`.
+pub fn list_windows_description(check: &TerminalCheck) -> String {
+    if check.tells_statuses() {
+        "List your terminals: each window with its foreground command, working directory and last \
+         activity, and how its last command exited once bash is back at its prompt. The cheap way \
+         to check whether a command finished: an exit status shows it did (ssh shows as ssh even \
+         when idle, and what runs within it shows no status). A pipeline exits with the status of \
+         its last command: when commands before it failed, their statuses follow, by position."
+            .to_string()
+    } else {
+        "List your terminals: each window with its foreground command, working directory and last \
+         activity. The cheap way to check whether a command finished: bash in the foreground means \
+         the terminal waits for input (bash scripts, builtins and loops show as bash too, and ssh \
+         shows as ssh even when idle)."
+            .to_string()
+    }
+}
+
+/// Description of `create_window`.
+pub fn create_window_description(check: &TerminalCheck) -> String {
+    format!(
+        "Create a terminal: a window running bash, in your home directory. Use one window per long \
+         running command, in its foreground, and close the windows you are done with \
+         (close_window). Windows persist across your restarts: call list_windows first, a window \
+         named main already exists. Wait for the prompt of a new window ({}) before sending text \
+         to it.",
+        prompt_tool(check)
+    )
+}
+
+/// Description of `close_window`.
+pub fn close_window_description() -> String {
+    "Close a window you are done with, terminating what runs in it.".to_string()
+}
+
+/// Description of `send_text`: what the text meets (or the paste warning), and a window of its
+/// own for each long running command rather than the background.
+pub fn send_text_description(check: &TerminalCheck) -> String {
+    let meets = if check.warns_paste() {
+        PASTE_WARNING.to_string()
+    } else {
+        format!(
+            "At a bash prompt, the text waits on the command line, new lines included, and nothing \
+             runs until Enter. Otherwise (a command running, a new window before its prompt), it \
+             is read as typed, a new line as Enter: the running program gets it first, then bash \
+             runs the rest line by line once back at its prompt. So before pasting several lines, \
+             wait for the prompt ({}).",
+            prompt_tool(check)
+        )
+    };
+    let follow = if check.records_prompts() {
+        "wait_window then waits for it, list_windows and read_window follow it"
+    } else {
+        "list_windows and read_window then follow it"
+    };
+    format!(
+        "Paste text into a window, as a human pastes, then press Enter if enter is true. Returns \
+         at once, without waiting for the command. {meets} Run each long running command in the \
+         foreground of a window of its own (create_window) rather than in the background (&, \
+         nohup): {follow}."
+    )
+}
+
+/// Description of `send_keys`: the names accepted (aliases not shown).
+pub fn send_keys_description() -> String {
+    format!(
+        "Press keys in a window, in order, one name per key: a printable character, {}, F1 to F12, \
+         with the C-, M- and S- modifiers, combinable (C-c interrupts, C-d ends input). To type \
+         text, use send_text. Returns at once.",
+        SHOWN_KEYS.join(", ")
+    )
+}
+
+/// Description of `read_window`, stating the read budget.
+pub fn read_window_description(budget: ReadBudget) -> String {
+    format!(
+        "Read the screen of a window (200x24), preceded by up to scrollback_rows rows of history \
+         (none by default). Under a full-screen program, the screen as displayed, with its cursor, \
+         and never history. A result holds at most {budget}: history beyond is cut from its start."
+    )
+}
+
+/// Description of `wait_window`.
+pub fn wait_window_description(check: &TerminalCheck) -> String {
+    if !check.records_prompts() {
+        return format!(
+            "Wait until the command sent last to a window finished. In these terminals it can not: \
+             their bash startup files replace PROMPT_COMMAND, so no prompt is recorded, and it \
+             answers so at once. Use list_windows instead ({BASH_MEANS_INPUT}), and read_window."
+        );
+    }
+    let exited = if check.tells_statuses() {
+        ", then tell how it exited. A pipeline exits with the status of its last command: when \
+         commands before it failed, they are told first, by position"
+    } else {
+        ""
+    };
+    format!(
+        "Wait until the command sent last to a window finished (bash back at its prompt){exited}. \
+         After max_seconds (20 by default, 50 at most), tells what still runs and since when: to \
+         wait longer, call it again once it returns; several calls at once on a window wait \
+         together, no longer than one. Not seen as finished: a program waiting for input, and \
+         what runs within ssh or an interpreter. Seen as finished at once: a command run in the \
+         background (&)."
+    )
+}
+
+// ---- results and errors ----
+
+/// Header of a result whose call created the session (list_windows, read_window).
+pub(crate) const CREATED_HEADER: &str =
+    "your terminals did not exist: a fresh main was just created";
+
+/// The error of a tool naming an invalid window name.
+pub(crate) fn invalid_name(name: &str) -> String {
+    format!("Invalid window name {name:?}: {NAME_RULE}.")
+}
+
+/// The error of a tool naming a missing window.
+pub(crate) fn no_window(name: &str) -> String {
+    format!("No window {name}: list_windows shows your windows, create_window creates one.")
+}
+
+/// send_text or send_keys to a session the call just created (Plumbing).
+pub(crate) fn sent_to_new_session(window: &str, tool_for_prompt: &str) -> String {
+    if window == "main" {
+        format!(
+            "Nothing was sent: your terminals did not exist, and a fresh main was just created, \
+             where bash is still starting. Wait for its prompt ({tool_for_prompt}), then send \
+             again."
+        )
+    } else {
+        format!(
+            "Nothing was sent: your terminals did not exist, and a fresh main was just created, \
+             with no window {window}: create_window creates it."
+        )
+    }
+}
+
+/// read_window (or wait_window) naming another window than main in a session just created.
+pub(crate) fn other_window_in_new_session(window: &str) -> String {
+    format!(
+        "No window {window}: your terminals did not exist, and a fresh main was just created. \
+         create_window creates {window}."
+    )
+}
+
+/// The terminals restarting after a death of the tmux server (ratd-design.txt, tmux server).
+pub(crate) const RESTARTING: &str = "The terminals are restarting after a failure, and every window \
+     was lost: retry in a few seconds to find a fresh main.";
+
+/// tmux not answering within the deadline.
+pub(crate) const NOT_ANSWERING: &str = "The terminals did not answer in time: retrying may work.";
+
+/// Anything else: logged.
+pub(crate) const INTERNAL: &str = "Internal error, logged: retrying may work.";
+
+/// ratd stopping while a call waits.
+pub(crate) fn stopping(window: &str) -> String {
+    format!(
+        "{window}: rat is stopping, so the wait ended early; what runs in the window stops with it."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_header_is_short() {
+        // The longest header must leave a screen of 4-byte characters under the minimum budget.
+        assert!(CREATED_HEADER.len() < 100);
+    }
+}

@@ -1,0 +1,674 @@
+//! The seven terminal tools bound to a tmux session (ratd-design.txt, Tools > Terminals,
+//! Plumbing, Errors).
+
+use std::time::Duration;
+
+use tmux_cc::Command;
+use tokio_util::sync::CancellationToken;
+
+use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, unix_now};
+use super::hook::INPUT_OPTION;
+use super::input::{CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow};
+use super::keys::first_invalid_key;
+use super::names::is_valid_name;
+use super::screen::{Capture, render, trim_capture};
+use super::status::{ago, list_exit, wait_exit};
+use super::text::first_control_char;
+use super::texts;
+use super::window::WindowInfo;
+use crate::tools::ToolResult;
+
+/// The seven terminal tools bound to one tmux session: the client's, named by its certificate.
+/// Agents never see the session's name. Get one with [`Controller::session`].
+#[derive(Clone, Debug)]
+pub struct Terminals {
+    pub(crate) controller: Controller,
+    pub(crate) session: String,
+}
+
+/// Nothing displayed for this long makes `wait_window` say it calmly.
+const QUIET_HINT_AFTER: i64 = 10;
+
+/// What a failed input tells: the window missing, or the session (created then).
+enum Missing {
+    Window,
+    /// The session was missing: created by this call, or concurrently.
+    Session,
+}
+
+impl Terminals {
+    fn inner(&self) -> &super::controller::Inner {
+        &self.controller.inner
+    }
+
+    fn target(&self, window: &str) -> String {
+        format!("={}:={}", self.session, window)
+    }
+
+    fn check_names(&self, window: &str) -> Option<ToolResult> {
+        if !is_valid_name(&self.session) {
+            return Some(ToolResult::failed(
+                texts::INTERNAL,
+                format!("invalid session name {:?}", self.session),
+            ));
+        }
+        if !is_valid_name(window) {
+            return Some(ToolResult::refused(
+                texts::invalid_name(window),
+                "invalid window name",
+            ));
+        }
+        None
+    }
+
+    /// One line of `list_windows` for `w`.
+    fn describe(&self, w: &WindowInfo, now: i64) -> String {
+        let check = self.controller.terminal_check();
+        let mut line = format!(
+            "{}: {} in {}, active {} ago",
+            w.name,
+            w.command,
+            w.path,
+            ago(now - w.activity)
+        );
+        if check.records_prompts() {
+            match &w.prompt {
+                None => line.push_str(
+                    ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND",
+                ),
+                Some(prompt) if check.tells_statuses() && w.finished() => {
+                    if let Some(statuses) = &prompt.statuses {
+                        line.push_str(", ");
+                        line.push_str(&list_exit(statuses, &ago(now - prompt.time)));
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        if w.alternate {
+            line.push_str(", full-screen program");
+        } else if w.history > 0 {
+            line.push_str(&format!(", {} rows of history", w.history));
+        }
+        line
+    }
+
+    /// list_windows: every window of the session, one line each (ratd-design.txt, Terminals).
+    /// A missing session is created, with a header saying so.
+    pub async fn list_windows(&self) -> ToolResult {
+        if let Some(refused) = self.check_names(FIRST_WINDOW) {
+            return refused;
+        }
+        match self.list_windows_inner().await {
+            Ok(result) => result,
+            Err(fail) => fail.result(),
+        }
+    }
+
+    async fn list_windows_inner(&self) -> Result<ToolResult, Fail> {
+        let inner = self.inner();
+        let mut created = false;
+        let windows = match inner.list_windows(&self.session).await? {
+            Some(windows) => windows,
+            None => {
+                created = inner.create_session(&self.session).await?;
+                inner.list_windows(&self.session).await?.ok_or_else(|| {
+                    Fail::Internal("session missing right after its creation".into())
+                })?
+            }
+        };
+        let now = unix_now();
+        let mut text = String::new();
+        if created {
+            text.push_str(&format!("[{}]\n", texts::CREATED_HEADER));
+        }
+        let lines: Vec<String> = windows.iter().map(|w| self.describe(w, now)).collect();
+        text.push_str(&lines.join("\n"));
+        Ok(ToolResult::ok(text).with_log("windows", windows.len()))
+    }
+
+    /// create_window: the session made if missing, then the window (bash at home, 200x24,
+    /// manual size). An existing window is a message telling what it runs and where; `main` in
+    /// a missing session is a success.
+    pub async fn create_window(&self, input: CreateWindow) -> ToolResult {
+        if let Some(refused) = self.check_names(&input.name) {
+            return refused;
+        }
+        match self.create_window_inner(&input.name).await {
+            Ok(result) => result.with_log("window", &input.name),
+            Err(fail) => fail.result().with_log("window", &input.name),
+        }
+    }
+
+    async fn create_window_inner(&self, name: &str) -> Result<ToolResult, Fail> {
+        let inner = self.inner();
+        let home = inner.config.home.to_string_lossy().into_owned();
+        let created_text = format!("Window {name} created: bash is starting in {home}.");
+        // Names are unique: checked free, then created, with nothing of rat's in between.
+        let _guard = inner.create_lock.lock().await;
+        let windows = match inner.list_windows(&self.session).await? {
+            Some(windows) => windows,
+            None => {
+                let created = inner.create_session(&self.session).await?;
+                if created && name == FIRST_WINDOW {
+                    return Ok(ToolResult::ok(created_text));
+                }
+                inner.list_windows(&self.session).await?.unwrap_or_default()
+            }
+        };
+        if let Some(w) = windows.iter().find(|w| w.name == name) {
+            return Ok(ToolResult::message(format!(
+                "Window {name} already exists, not created: it runs {} in {}.",
+                w.command, w.path
+            )));
+        }
+        let (width, height) = super::controller::TERMINAL_SIZE;
+        let replies = inner
+            .input(&[
+                Command::new("new-window").args([
+                    "-d",
+                    "-t",
+                    &format!("={}:", self.session),
+                    "-n",
+                    name,
+                    "-c",
+                    &home,
+                ]),
+                Command::new("resize-window").args([
+                    "-t",
+                    &self.target(name),
+                    "-x",
+                    &width.to_string(),
+                    "-y",
+                    &height.to_string(),
+                ]),
+            ])
+            .await?;
+        if !replies[0].success {
+            return Err(Fail::Internal(format!(
+                "new-window failed: {}",
+                lines(&replies[0]).join(" ")
+            )));
+        }
+        Ok(ToolResult::ok(created_text))
+    }
+
+    /// close_window: terminates what runs in the window. Nothing to close is a message; the
+    /// last window closed says a fresh main comes next (one `has-session`). Never creates the
+    /// session.
+    pub async fn close_window(&self, input: CloseWindow) -> ToolResult {
+        if let Some(refused) = self.check_names(&input.name) {
+            return refused;
+        }
+        let name = &input.name;
+        let result = async {
+            let inner = self.inner();
+            let reply = inner
+                .reply(Command::new("kill-window").args(["-t", &self.target(name)]))
+                .await?;
+            if !reply.success {
+                return Ok(ToolResult::message(format!(
+                    "No window {name}: nothing to close."
+                )));
+            }
+            if inner.has_session(&self.session).await? {
+                Ok(ToolResult::ok(format!("Window {name} closed.")))
+            } else {
+                Ok(ToolResult::ok(format!(
+                    "Window {name} closed. It was your last window: a fresh main comes next."
+                )))
+            }
+        }
+        .await;
+        result.unwrap_or_else(Fail::result).with_log("window", name)
+    }
+
+    /// Tells why an input found no window: the session missing (created now, nothing sent) or
+    /// the window.
+    async fn explain_missing(&self) -> Result<Missing, Fail> {
+        let inner = self.inner();
+        if inner.has_session(&self.session).await? {
+            return Ok(Missing::Window);
+        }
+        inner.create_session(&self.session).await?;
+        Ok(Missing::Session)
+    }
+
+    fn missing_result(&self, missing: Missing, window: &str) -> ToolResult {
+        let check = self.controller.terminal_check();
+        let prompt_tool = if check.records_prompts() {
+            "wait_window"
+        } else {
+            "read_window"
+        };
+        match missing {
+            Missing::Window => ToolResult::refused(texts::no_window(window), "no such window"),
+            Missing::Session => ToolResult::refused(
+                texts::sent_to_new_session(window, prompt_tool),
+                "session just created, nothing sent",
+            ),
+        }
+    }
+
+    /// The commands every input starts with, in its write: its time recorded in the pane
+    /// option `@rat_input` (the hook unsets it at the next prompt), then any tmux mode left
+    /// (`copy-mode -q`: keys would go to the mode, a paste would not be bracketed).
+    fn input_prelude(&self, target: &str) -> Vec<Command> {
+        vec![
+            tmux_cc::set_pane_option(target, INPUT_OPTION, unix_now().to_string().as_bytes()),
+            tmux_cc::leave_modes(target),
+        ]
+    }
+
+    /// Tells why an input failed: a command refused by tmux means a missing window or session
+    /// (asked to tmux, never read from its message); the session is then created.
+    async fn explain_input_error(&self, window: &str, e: tmux_cc::Error) -> Result<Missing, Fail> {
+        let inner = self.inner();
+        if !matches!(e, tmux_cc::Error::Command { .. }) {
+            return Err(inner.map_error(e));
+        }
+        match inner.list_windows(&self.session).await? {
+            None => {
+                inner.create_session(&self.session).await?;
+                Ok(Missing::Session)
+            }
+            Some(windows) if windows.iter().any(|w| w.name == window) => {
+                Err(Fail::Internal(e.to_string()))
+            }
+            Some(_) => Ok(Missing::Window),
+        }
+    }
+
+    /// send_text: the text pasted as one all-or-nothing input (`set-buffer`, then
+    /// `paste-buffer -p -r -d`, then Enter if asked, in one write). Control characters but tab
+    /// and new line are refused, naming the first one and its line; nothing is sent.
+    pub async fn send_text(&self, input: SendText) -> ToolResult {
+        let window = &input.window;
+        if let Some(refused) = self.check_names(window) {
+            return refused;
+        }
+        let log = |r: ToolResult| {
+            r.with_log("window", window)
+                .with_log("bytes", input.text.len())
+                .with_log("enter", input.enter)
+        };
+        if let Some(c) = first_control_char(&input.text) {
+            return log(ToolResult::refused(
+                format!(
+                    "Nothing was sent: the text holds a control character, {}, on line {}. To press \
+                     keys such as Escape, C-c or C-d, use send_keys; to put content with control \
+                     characters in a file, use write_file.",
+                    c.describe(),
+                    c.line
+                ),
+                "control character in text",
+            ));
+        }
+        if input.text.is_empty() && !input.enter {
+            return log(ToolResult::message(
+                "Nothing was sent: the text is empty and enter is false.",
+            ));
+        }
+        let target = self.target(window);
+        let client = match self.inner().client() {
+            Ok(client) => client,
+            Err(fail) => return log(fail.result()),
+        };
+        let enter = tmux_cc::send_keys(&target, &["Enter"]);
+        let after: &[Command] = if input.enter {
+            std::slice::from_ref(&enter)
+        } else {
+            &[]
+        };
+        let sent = client
+            .paste(
+                &target,
+                input.text.as_bytes(),
+                &self.input_prelude(&target),
+                after,
+            )
+            .await;
+        let result = match sent {
+            Ok(()) => {
+                let chars = input.text.chars().count();
+                ToolResult::ok(match (chars, input.enter) {
+                    (0, _) => format!("Pressed Enter in {window}."),
+                    (n, true) => {
+                        format!("Pasted {n} characters into {window}, then pressed Enter.")
+                    }
+                    (n, false) => format!("Pasted {n} characters into {window}, without Enter."),
+                })
+            }
+            Err(e) => match self.explain_input_error(window, e).await {
+                Ok(missing) => self.missing_result(missing, window),
+                Err(fail) => fail.result(),
+            },
+        };
+        log(result)
+    }
+
+    /// send_keys: the keys pressed in order, in one write. Names validated first (the first
+    /// unknown one named), an empty list refused; nothing sent on refusal. The result repeats
+    /// the keys pressed.
+    pub async fn send_keys(&self, input: SendKeys) -> ToolResult {
+        let window = &input.window;
+        if let Some(refused) = self.check_names(window) {
+            return refused;
+        }
+        let log = |r: ToolResult| {
+            r.with_log("window", window)
+                .with_log("keys", input.keys.len())
+        };
+        let names = format!(
+            "a printable character, {}, F1 to F12, with the C-, M- and S- modifiers (C-c, M-x, S-Up)",
+            super::keys::SHOWN_KEYS.join(", ")
+        );
+        if input.keys.is_empty() {
+            return log(ToolResult::refused(
+                format!("Nothing was sent: keys is empty. Give key names, one per key: {names}."),
+                "no key",
+            ));
+        }
+        if let Some((position, key)) = first_invalid_key(&input.keys) {
+            return log(ToolResult::refused(
+                format!(
+                    "Nothing was sent: unknown key {key:?} (key {} of {}). Key names, one per key: \
+                     {names}. To type text, use send_text.",
+                    position + 1,
+                    input.keys.len()
+                ),
+                "unknown key",
+            ));
+        }
+        let target = self.target(window);
+        let mut cmds = self.input_prelude(&target);
+        cmds.push(tmux_cc::send_keys(&target, &input.keys));
+        let sent = match self.inner().client() {
+            Ok(client) => client.input_ok(&cmds).await.map(|_| ()),
+            Err(fail) => return log(fail.result()),
+        };
+        let result = match sent {
+            Ok(()) => ToolResult::ok(format!("Pressed in {window}: {}.", input.keys.join(" "))),
+            Err(e) => match self.explain_input_error(window, e).await {
+                Ok(missing) => self.missing_result(missing, window),
+                Err(fail) => fail.result(),
+            },
+        };
+        log(result)
+    }
+
+    /// read_window: the screen (200x24), preceded by up to `scrollback_rows` rows of history;
+    /// under a full-screen program the screen as displayed with its cursor, never history; the
+    /// read budget cuts history from its start, never the screen (a screen over it is refused).
+    pub async fn read_window(&self, input: ReadWindow) -> ToolResult {
+        let window = &input.window;
+        if let Some(refused) = self.check_names(window) {
+            return refused;
+        }
+        let asked = input.scrollback_rows.unwrap_or(0);
+        let result = match self.read_inner(window, asked).await {
+            Ok(result) => result,
+            Err(fail) => fail.result(),
+        };
+        result
+            .with_log("window", window)
+            .with_log("rows_asked", asked)
+    }
+
+    async fn capture(&self, window: &str, asked: u32) -> Result<Option<Capture>, Fail> {
+        let target = self.target(window);
+        let rows = asked.min(HISTORY_LIMIT);
+        let mut joined = Command::new("capture-pane").args(["-p", "-J"]);
+        if rows > 0 {
+            joined = joined.args(["-S", &format!("-{rows}")]);
+        }
+        let replies = self
+            .inner()
+            .input(&[
+                Command::new("display-message").args([
+                    "-p",
+                    "-t",
+                    &target,
+                    "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y}",
+                ]),
+                Command::new("capture-pane").args(["-p", "-t", &target]),
+                joined.args(["-t", &target]),
+            ])
+            .await?;
+        // display-message describes another window when this one is missing: the captures tell.
+        if !replies[1].success || !replies[2].success {
+            return Ok(None);
+        }
+        let state = lines(&replies[0]).join(" ");
+        let numbers: Vec<i64> = state.split(' ').filter_map(|n| n.parse().ok()).collect();
+        let [alternate, history, cursor_flag, x, y] = numbers[..] else {
+            return Err(Fail::Internal(format!("unexpected window state {state:?}")));
+        };
+        let alternate = alternate == 1;
+        let screen = trim_capture(&lines(&replies[1]).join("\n"));
+        let (content, rows) = if alternate {
+            (screen.clone(), 0)
+        } else {
+            (
+                trim_capture(&lines(&replies[2]).join("\n")),
+                (rows as i64).min(history) as u32,
+            )
+        };
+        Ok(Some(Capture {
+            alternate,
+            cursor: (cursor_flag == 1).then_some(((y + 1) as u32, (x + 1) as u32)),
+            rows_asked: asked,
+            rows,
+            screen,
+            content,
+        }))
+    }
+
+    async fn read_inner(&self, window: &str, asked: u32) -> Result<ToolResult, Fail> {
+        let mut created = false;
+        let capture = match self.capture(window, asked).await? {
+            Some(capture) => capture,
+            None => match self.explain_missing().await? {
+                Missing::Window => {
+                    return Ok(ToolResult::refused(
+                        texts::no_window(window),
+                        "no such window",
+                    ));
+                }
+                Missing::Session if window != FIRST_WINDOW => {
+                    return Ok(ToolResult::refused(
+                        texts::other_window_in_new_session(window),
+                        "session just created",
+                    ));
+                }
+                Missing::Session => {
+                    created = true;
+                    self.capture(window, asked).await?.ok_or_else(|| {
+                        Fail::Internal("main missing right after its creation".into())
+                    })?
+                }
+            },
+        };
+        let budget = self.inner().config.read_budget;
+        Ok(match render(created, &capture, budget) {
+            Ok(text) => ToolResult::ok(text).with_log("rows_read", capture.rows),
+            Err(too_large) => ToolResult::refused(
+                format!(
+                    "The screen of {window} takes {} bytes, over the read budget of {budget}: it \
+                     can not be read. Close the window (close_window) and start over in a new one.",
+                    too_large.bytes
+                ),
+                "screen over the read budget",
+            )
+            .with_log("screen_bytes", too_large.bytes),
+        })
+    }
+
+    /// wait_window: waits until the command sent last to the window finished (a prompt recorded
+    /// since the last input, bash in the foreground), then tells how it exited; after
+    /// `max_seconds`, what still runs and since when. Returns at once when `cancel` fires (the
+    /// request ended) or the controller stops.
+    pub async fn wait_window(&self, input: WaitWindow, cancel: CancellationToken) -> ToolResult {
+        let window = &input.window;
+        if let Some(refused) = self.check_names(window) {
+            return refused;
+        }
+        let seconds = input.seconds();
+        let result = match self.wait_inner(window, seconds, cancel).await {
+            Ok(result) => result,
+            Err(fail) => fail.result(),
+        };
+        result
+            .with_log("window", window)
+            .with_log("max_seconds", seconds)
+    }
+
+    async fn wait_inner(
+        &self,
+        window: &str,
+        seconds: u32,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, Fail> {
+        let check = self.controller.terminal_check();
+        if !check.records_prompts() {
+            return Ok(ToolResult::refused(
+                format!(
+                    "{window}: rat can not wait in these terminals: their bash startup files replace \
+                     PROMPT_COMMAND, so no prompt is recorded and rat can not tell when a command \
+                     finishes. Check with list_windows instead (bash in the foreground means the \
+                     terminal waits for input, unless it runs a bash script or builtin), and \
+                     read_window."
+                ),
+                "prompts not recorded in these terminals",
+            ));
+        }
+        let inner = self.inner();
+        match inner.list_windows(&self.session).await? {
+            None => {
+                inner.create_session(&self.session).await?;
+                if window != FIRST_WINDOW {
+                    return Ok(ToolResult::refused(
+                        texts::other_window_in_new_session(window),
+                        "session just created",
+                    ));
+                }
+            }
+            Some(windows) if !windows.iter().any(|w| w.name == window) => {
+                return Ok(ToolResult::refused(
+                    texts::no_window(window),
+                    "no such window",
+                ));
+            }
+            Some(_) => {}
+        }
+        let started = std::time::Instant::now();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(u64::from(seconds));
+        let controller = self.controller.clone();
+        let mut rx = inner.waits.subscribe(move |format| {
+            let controller = controller.clone();
+            async move {
+                let reply = controller
+                    .inner
+                    .reply(Command::new("list-windows").args(["-a", "-F", &format]))
+                    .await
+                    .ok()?;
+                reply.success.then(|| lines(&reply))
+            }
+        });
+        let stopping = inner.stopping.clone();
+        let key = (self.session.clone(), window.to_string());
+        let mut last: Option<WindowInfo> = None;
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
+                _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
+                _ = tokio::time::sleep_until(deadline) => break,
+                changed = rx.changed() => {
+                    if changed.is_err() {
+                        return Err(Fail::Internal("the wait poller ended".into()));
+                    }
+                    let snapshot = rx.borrow_and_update().clone();
+                    let Some(windows) = &snapshot.windows else {
+                        if inner.client().is_err() {
+                            return Err(Fail::Restarting);
+                        }
+                        continue;
+                    };
+                    let Some(w) = windows.get(&key) else {
+                        return Ok(ToolResult::refused(
+                            format!("{window}: the window closed while waiting (its bash exited, or close_window)."),
+                            "window closed while waiting",
+                        ));
+                    };
+                    if w.finished() {
+                        return Ok(ToolResult::ok(self.finished_text(window, w, &check)));
+                    }
+                    last = Some(w.clone());
+                }
+            }
+        }
+        let waited = started.elapsed().as_secs() as i64;
+        let w = match last {
+            Some(w) => w,
+            None => inner
+                .list_windows(&self.session)
+                .await?
+                .and_then(|ws| ws.into_iter().find(|w| w.name == window))
+                .ok_or_else(|| Fail::Internal("window missing at the end of the wait".into()))?,
+        };
+        if w.finished() {
+            return Ok(ToolResult::ok(self.finished_text(window, &w, &check)));
+        }
+        Ok(ToolResult::ok(running_text(window, &w, unix_now(), waited)))
+    }
+
+    fn finished_text(&self, window: &str, w: &WindowInfo, check: &super::TerminalCheck) -> String {
+        let now = unix_now();
+        let prompt = w.prompt.as_ref().expect("finished means a prompt");
+        let age = ago(now - prompt.time);
+        match (&prompt.statuses, check.tells_statuses()) {
+            (None, _) => format!("{window}: bash is at its prompt ({age} ago), ready for input."),
+            (Some(statuses), true) => format!(
+                "{window}: the command finished {age} ago{}",
+                wait_exit(statuses)
+            ),
+            (Some(_), false) => format!("{window}: the command finished {age} ago."),
+        }
+    }
+}
+
+/// The answer of a wait that ran out of time (or a window that never ran rat's hook).
+pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) -> String {
+    if w.prompt.is_none() {
+        return format!(
+            "{window}: no prompt recorded: bash is still starting, or its startup files replace \
+             PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses \
+             wait_window, the exit statuses and bracketed paste (multi-line text may run line by \
+             line). If a startup file assigns PROMPT_COMMAND, make it add to it instead \
+             (PROMPT_COMMAND=\"$PROMPT_COMMAND; ...\"), then use a new window."
+        );
+    }
+    let since = match w.input {
+        Some(time) => format!("{} since your last input", ago(now - time)),
+        None => format!("after waiting {}", ago(waited)),
+    };
+    let mut text = format!(
+        "{window}: still running, {since}, {} in the foreground.",
+        w.command
+    );
+    let quiet = now - w.activity;
+    if quiet >= QUIET_HINT_AFTER {
+        text.push_str(&format!(
+            " Nothing was displayed for {}: normal for some commands; read_window shows whether it waits for input.",
+            ago(quiet)
+        ));
+    }
+    if w.command == "bash" && w.input.is_some() {
+        text.push_str(
+            " bash is in the foreground with no prompt since your input: a bash script or builtin \
+             may still be running, or a text waits on the command line (sent without Enter); \
+             read_window tells which.",
+        );
+    }
+    text
+}

@@ -1,0 +1,153 @@
+//! Windows as tmux describes them (plan.md, "Format output"; tmux/README.md "display-message
+//! never fails"): always from `list-windows`, never `display-message`, which silently describes
+//! another window when the one named is missing.
+//!
+//! tmux replaces control characters with `_` in `-F` output, so fields are separated by spaces.
+//! Every field starts with a letter of its own (so that an empty value is still a field), and
+//! text fields are quoted with `q:` (a backslash before spaces and special characters) and
+//! unquoted here.
+
+use super::hook::{INPUT_OPTION, PROMPT_OPTION};
+use super::status::Prompt;
+
+/// The fields of a window, for `list-windows -F` (`-a` adds the session first).
+pub(crate) fn window_format(with_session: bool) -> String {
+    let mut fields = Vec::new();
+    if with_session {
+        fields.push("s#{q:session_name}".to_string());
+    }
+    fields.extend([
+        "n#{q:window_name}".to_string(),
+        "a#{window_activity}".to_string(),
+        "f#{alternate_on}".to_string(),
+        "h#{history_size}".to_string(),
+        format!("i#{{q:{INPUT_OPTION}}}"),
+        format!("p#{{q:{PROMPT_OPTION}}}"),
+        "c#{q:pane_current_command}".to_string(),
+        "d#{q:pane_current_path}".to_string(),
+    ]);
+    fields.join(" ")
+}
+
+/// A window as `list-windows` describes it (its active pane).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WindowInfo {
+    /// The session, with `-a` only.
+    pub session: Option<String>,
+    /// The window's name.
+    pub name: String,
+    /// The last output, Unix seconds (`window_activity`, whole seconds).
+    pub activity: i64,
+    /// A full-screen program shows its alternate screen.
+    pub alternate: bool,
+    /// Rows of history.
+    pub history: u64,
+    /// The time of the last input not followed by a prompt yet (`@rat_input`).
+    pub input: Option<i64>,
+    /// The last prompt recorded, if rat's hook ran.
+    pub prompt: Option<Prompt>,
+    /// The foreground command.
+    pub command: String,
+    /// The working directory of the foreground process.
+    pub path: String,
+}
+
+impl WindowInfo {
+    /// Bash back at its prompt since the last input (ratd-design.txt, wait_window: "Finished
+    /// means the window recorded a prompt since the last input, with bash in the foreground").
+    pub(crate) fn finished(&self) -> bool {
+        self.input.is_none() && self.prompt.is_some() && self.command == "bash"
+    }
+}
+
+/// Splits a line of `q:`-quoted fields at unescaped spaces, removing the escapes.
+fn split_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut current = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            ' ' => fields.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    fields.push(current);
+    fields
+}
+
+/// Parses one line of [`window_format`]; `None` for a line of another shape.
+pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo> {
+    let fields = split_fields(line);
+    let expected = if with_session { 9 } else { 8 };
+    if fields.len() != expected {
+        return None;
+    }
+    let mut it = fields.iter();
+    let mut field =
+        |letter: char| -> Option<String> { it.next()?.strip_prefix(letter).map(str::to_string) };
+    let session = if with_session {
+        Some(field('s')?)
+    } else {
+        None
+    };
+    let name = field('n')?;
+    let activity = field('a')?.parse().ok()?;
+    let alternate = field('f')? == "1";
+    let history = field('h')?.parse().ok()?;
+    let input = field('i')?.parse().ok();
+    let prompt = Prompt::parse(&field('p')?);
+    let command = field('c')?;
+    let path = field('d')?;
+    Some(WindowInfo {
+        session,
+        name,
+        activity,
+        alternate,
+        history,
+        input,
+        prompt,
+        command,
+        path,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses() {
+        let w = parse_window(
+            r"nbuild a1700000000 f0 h12 i p1700000001:1,0 cmake d/home/me/my\ dir",
+            false,
+        )
+        .unwrap();
+        assert_eq!(w.name, "build");
+        assert_eq!(w.activity, 1_700_000_000);
+        assert!(!w.alternate);
+        assert_eq!(w.history, 12);
+        assert_eq!(w.input, None);
+        assert_eq!(
+            w.prompt,
+            Some(Prompt {
+                time: 1_700_000_001,
+                statuses: Some(vec![1, 0])
+            })
+        );
+        assert_eq!(w.command, "make");
+        assert_eq!(w.path, "/home/me/my dir");
+        assert!(!w.finished());
+        let w = parse_window(r"sme nmain a1 f1 h0 i5 p c d", true).unwrap();
+        assert_eq!(w.session.as_deref(), Some("me"));
+        assert_eq!((w.input, w.prompt, w.command.as_str()), (Some(5), None, ""));
+        assert_eq!(parse_window("garbage", false), None);
+        // A prompt value rat did not write reads as no prompt.
+        let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) cbash d/", false).unwrap();
+        assert_eq!(w.prompt, None);
+    }
+}
