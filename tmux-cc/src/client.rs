@@ -163,8 +163,9 @@ impl Shared {
     }
 }
 
-/// A control-mode client of a tmux server: `tmux -u -L SOCKET -C new-session -s SERVICE -f
-/// no-output,ignore-size sleep 2147483647`, a child of this process that dies with it.
+/// A control-mode client of a tmux server: `tmux -u -N -L SOCKET -C new-session -s SERVICE -f
+/// no-output,ignore-size sleep 2147483647`, a child of this process that dies with it (`-N`:
+/// never start a server of its own when none runs there).
 ///
 /// It is attached to a hidden service session of its own, whose one pane runs a command that
 /// never exits; that session is destroyed when the client goes (`destroy-unattached on`). The
@@ -246,7 +247,7 @@ impl Client {
         let private_dir = PrivateDir::create(options.private_dir_parent.as_deref())?;
 
         let mut cmd = ProcessCommand::new(tmux);
-        cmd.args(["-u", "-L", socket, "-C", "new-session", "-s"])
+        cmd.args(["-u", "-N", "-L", socket, "-C", "new-session", "-s"])
             .arg(&service_session)
             .args(["-f", "no-output,ignore-size", "sleep", "2147483647"])
             .stdin(Stdio::piped())
@@ -681,9 +682,8 @@ fn handle(
             }
         }
         Err(error) => {
-            tracing::debug!(?error, "tmux printed a line outside the control protocol");
-            *shared.stray.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(format!("{error:?}").into_bytes());
+            tracing::debug!(%error, "tmux printed a line outside the control protocol");
+            *shared.stray.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.line);
         }
     }
 }
