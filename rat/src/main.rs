@@ -1,7 +1,4 @@
-//! rat: the stdio bridge a harness starts, relaying each MCP message to ratd over HTTPS with the
-//! client certificate of a bundle.
-//!
-//! Not built yet (issue 7): this binary only says so and exits non-zero.
+//! rat: the stdio bridge a harness starts (see the library's documentation).
 #![forbid(unsafe_code)]
 
 fn main() -> std::process::ExitCode {
