@@ -11,11 +11,14 @@
 //!    recorded since the last input, with no state in rat.
 //!
 //! It reaches tmux through the client of the terminal (`TMUX`, `TMUX_PANE`), by the absolute
-//! path of the tmux running the server: the agent's `PATH` may hold another one, or none. It runs
-//! in the foreground (about 1 to 2 ms per prompt, measured in `benches/benches/wait.rs`): a
-//! background job would be announced by bash, and a subshell would widen the race between a
-//! prompt and the next input. The time comes from `printf '%(%s)T'`, without a process. Nothing
-//! is printed. `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing.
+//! path of the tmux running the server: the agent's `PATH` may hold another one, or none. The
+//! tmux client runs in the background of a subshell (`( tmux ... & )`): in the foreground it
+//! would show as the window's command (`tmux` rather than `bash`) for the millisecond or two it
+//! takes, which `list_windows` would tell and `wait_window` would take for a command running; a
+//! subshell rather than a job, so that bash announces nothing. The cost, measured in
+//! `benches/benches/wait.rs`, is in `rat-core/README.md`. The time comes from `printf '%(%s)T'`,
+//! without a process. Nothing is printed. `${VAR-}` everywhere, so that `set -u` in a startup
+//! file breaks nothing.
 
 use std::path::Path;
 
@@ -34,8 +37,8 @@ pub(crate) fn prompt_command(tmux: &Path) -> String {
          if [ -z \"${{__rat_up-}}\" ]; then __rat_up=1; __rat_p=-; \
          else printf -v __rat_p '%s,' \"${{__rat_s[@]}}\"; __rat_p=${{__rat_p%,}}; fi; \
          printf -v __rat_t '%(%s)T' -1; \
-         {tmux} set-option -p -t \"$TMUX_PANE\" {PROMPT_OPTION} \"$__rat_t:$__rat_p\" \\; \
-         set-option -p -u -t \"$TMUX_PANE\" {INPUT_OPTION} >/dev/null 2>&1; fi"
+         ({tmux} set-option -p -t \"$TMUX_PANE\" {PROMPT_OPTION} \"$__rat_t:$__rat_p\" \\; \
+         set-option -p -u -t \"$TMUX_PANE\" {INPUT_OPTION} >/dev/null 2>&1 &); fi"
     )
 }
 

@@ -1,0 +1,652 @@
+//! The terminal tools against a real tmux and a real bash: one private socket per test (killed
+//! by a Drop guard), one home directory per test (so startup files are the test's own).
+//! Result texts are snapshot-tested, with relative times and the home directory redacted.
+
+#[path = "terminals_common.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use rat_core::terminals::{
+    CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, TerminalCheck, WaitWindow,
+};
+use rat_core::tools::{Outcome, ReadBudget};
+use tokio_util::sync::CancellationToken;
+
+fn text(window: &str, text: &str, enter: bool) -> SendText {
+    SendText {
+        window: window.into(),
+        text: text.into(),
+        enter,
+    }
+}
+
+fn keys(window: &str, keys: &[&str]) -> SendKeys {
+    SendKeys {
+        window: window.into(),
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+    }
+}
+
+fn read(window: &str, rows: u32) -> ReadWindow {
+    ReadWindow {
+        window: window.into(),
+        scrollback_rows: Some(rows),
+    }
+}
+
+fn wait(window: &str, seconds: u32) -> WaitWindow {
+    WaitWindow {
+        window: window.into(),
+        max_seconds: Some(seconds),
+    }
+}
+
+/// The outcome as a word, for snapshots.
+fn outcome(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Ok => "ok",
+        Outcome::Message => "message",
+        Outcome::Refused { .. } => "refused",
+        Outcome::Failed { .. } => "failed",
+    }
+}
+
+fn shown(f: &Fixture, r: &rat_core::tools::ToolResult) -> String {
+    format!("({}) {}", outcome(&r.outcome), f.redact(&r.text))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_finds_everything_holding() {
+    let f = start(Home::default()).await;
+    let check = f.controller.check_terminals().await;
+    assert!(
+        check.ran && check.bracketed_paste && check.prompts && check.statuses,
+        "{check:?}"
+    );
+    assert!(check.warnings().is_empty());
+    // The check's terminal is gone, and its history was not saved.
+    assert_eq!(
+        f.tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .filter(|s| s.starts_with("rat-"))
+            .count(),
+        0
+    );
+    assert!(!f.home().join(".bash_history").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_failures_come_first() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let done = f.run("s", "main", "false | true").await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).");
+    let list = f.controller.session("s").list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses: 1 0) (Ns ago)");
+    let single = f.run("s", "main", "false").await;
+    insta::assert_snapshot!(shown(&f, &single), @"(ok) main: the command finished Ns ago, exit status 1.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigpipe_is_told_as_usually_normal() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let done = f.run("s", "main", "yes | head -1").await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 141. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 141 0). Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_job_is_seen_finished_at_once() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let started = Instant::now();
+    let done = f.run("s", "main", "sleep 5 &").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 0.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_assigning_prompt_command_is_reported() {
+    let f = start(Home {
+        profile: "PROMPT_COMMAND='echo -n'",
+        ..Home::default()
+    })
+    .await;
+    let check = f.controller.check_terminals().await;
+    assert!(check.ran && !check.prompts && !check.statuses, "{check:?}");
+    assert_eq!(check.prompt_command.as_deref(), Some("echo -n"));
+    // bash 5.2 turns bracketed paste on by default: it holds without rat's hook.
+    assert!(check.bracketed_paste, "{check:?}");
+    assert_eq!(check.warnings(), ["prompts not recorded"]);
+    let instructions = rat_core::catalog::instructions("host", &check);
+    assert_ne!(
+        instructions,
+        rat_core::catalog::instructions("host", &TerminalCheck::all_holding())
+    );
+    insta::assert_snapshot!(instructions);
+    let t = f.controller.session("s");
+    let answer = t
+        .wait_window(wait("main", 5), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals: their bash startup files replace PROMPT_COMMAND, so no prompt is recorded and rat can not tell when a command finishes. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
+    // No status, no "no prompt recorded yet" where the terminals record none.
+    let list = t.list_windows().await;
+    assert!(list.text.contains("main: "), "{}", list.text);
+    assert!(
+        !list.text.contains("prompt") && !list.text.contains("status"),
+        "{}",
+        list.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_prepending_a_command_loses_the_statuses() {
+    let f = start(Home {
+        profile: "PROMPT_COMMAND=\"true; $PROMPT_COMMAND\"",
+        ..Home::default()
+    })
+    .await;
+    let check = f.controller.check_terminals().await;
+    assert!(
+        check.ran && check.prompts && !check.statuses && check.bracketed_paste,
+        "{check:?}"
+    );
+    assert_eq!(check.warnings(), ["exit statuses lost"]);
+    f.ready("s", "main").await;
+    let done = f.run("s", "main", "false | true").await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago.");
+    let list = f.controller.session("s").list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() {
+    let f = start(Home {
+        inputrc: "set enable-bracketed-paste off\n",
+        ..Home::default()
+    })
+    .await;
+    let check = f.controller.check_terminals().await;
+    assert!(
+        check.ran && check.bracketed_paste && check.prompts && check.statuses,
+        "{check:?}"
+    );
+    let t = f.controller.session("s");
+    f.ready("s", "main").await;
+    let sent = t.send_text(text("main", "echo one\necho two", false)).await;
+    insta::assert_snapshot!(shown(&f, &sent), @"(ok) Pasted 17 characters into main, without Enter.");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let screen = t.read_window(read("main", 0)).await;
+    // Both lines wait on the command line: nothing ran.
+    insta::assert_snapshot!(shown(&f, &screen), @r"
+    (ok) $ echo one
+    echo two
+    ");
+    let still = t
+        .wait_window(wait("main", 1), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &still), @"(ok) main: still running, Ns since your last input, bash in the foreground. bash is in the foreground with no prompt since your input: a bash script or builtin may still be running, or a text waits on the command line (sent without Enter); read_window tells which.");
+    let enter = t.send_text(text("main", "", true)).await;
+    insta::assert_snapshot!(shown(&f, &enter), @"(ok) Pressed Enter in main.");
+    f.ready("s", "main").await;
+    let screen = t.read_window(read("main", 0)).await;
+    insta::assert_snapshot!(shown(&f, &screen), @r"
+    (ok) $ echo one
+    echo two
+    one
+    two
+    $
+    ");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mebibyte_paste_arrives_whole() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "stty -echo; cat > big.txt", true))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // 1 MiB of lines of 128 bytes (a terminal's line discipline takes 4095 at most per line).
+    let line = format!(
+        "{}\n",
+        "0123456789abcdef"
+            .repeat(8)
+            .chars()
+            .take(127)
+            .collect::<String>()
+    );
+    let payload = line.repeat(1024 * 1024 / 128);
+    assert_eq!(payload.len(), 1024 * 1024);
+    let sent = t.send_text(text("main", &payload, false)).await;
+    assert_eq!(sent.outcome, Outcome::Ok, "{}", sent.text);
+    t.send_keys(keys("main", &["C-d"])).await;
+    let done = t
+        .wait_window(wait("main", 30), CancellationToken::new())
+        .await;
+    assert!(done.text.contains("exit status 0"), "{}", done.text);
+    let got = std::fs::read_to_string(f.home().join("big.txt")).unwrap();
+    assert_eq!(got.len(), payload.len());
+    assert!(got == payload, "the paste arrived changed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inputs_sent_at_once_never_interleave() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "stty -echo; cat > mixed.txt", true))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut tasks = Vec::new();
+    for letter in 'a'..='h' {
+        let t = t.clone();
+        tasks.push(tokio::spawn(async move {
+            t.send_text(text(
+                "main",
+                &format!("{}\n", letter.to_string().repeat(3000)),
+                false,
+            ))
+            .await
+        }));
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().outcome, Outcome::Ok);
+    }
+    t.send_keys(keys("main", &["C-d"])).await;
+    t.wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    let got = std::fs::read_to_string(f.home().join("mixed.txt")).unwrap();
+    let mut lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 8, "{got:?}");
+    lines.sort();
+    for (line, letter) in lines.iter().zip('a'..='h') {
+        assert_eq!(*line, letter.to_string().repeat(3000));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_leaves_copy_mode_first() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    f.tmux(&["copy-mode", "-t", "=s:=main"]);
+    assert_eq!(
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{pane_in_mode}"])
+            .trim(),
+        "1"
+    );
+    let done = f.run("s", "main", "echo left").await;
+    assert!(done.text.contains("exit status 0"), "{}", done.text);
+    assert_eq!(
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{pane_in_mode}"])
+            .trim(),
+        "0"
+    );
+    f.tmux(&["copy-mode", "-t", "=s:=main"]);
+    let pressed = f
+        .controller
+        .session("s")
+        .send_keys(keys("main", &["e", "c", "h", "o", "Space", "k", "Enter"]))
+        .await;
+    insta::assert_snapshot!(shown(&f, &pressed), @"(ok) Pressed in main: e c h o Space k Enter.");
+    f.ready("s", "main").await;
+    let screen = f.controller.session("s").read_window(read("main", 0)).await;
+    insta::assert_snapshot!(shown(&f, &screen), @r"
+    (ok) $ echo left
+    left
+    $ echo k
+    k
+    $
+    ");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn less_is_read_full_screen_with_its_cursor() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    std::fs::write(f.home().join("three.txt"), "first\nsecond\nthird\n").unwrap();
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "less three.txt", true)).await;
+    eventually("less shows", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{alternate_on}"])
+            .trim()
+            == "1"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let screen = t.read_window(read("main", 100)).await;
+    insta::assert_snapshot!(shown(&f, &screen));
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: less in ~, active Ns ago, full-screen program");
+    t.send_keys(keys("main", &["q"])).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vim_is_read_full_screen_with_its_cursor() {
+    assert!(
+        std::path::Path::new("/usr/bin/vim").exists()
+            || std::path::Path::new("/usr/bin/vi").exists(),
+        "vim is needed (apt-get install -y vim-tiny)"
+    );
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    std::fs::write(f.home().join("v.txt"), "alpha\nbeta\n").unwrap();
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "vi -u NONE -N v.txt", true)).await;
+    eventually("vim shows", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{alternate_on}"])
+            .trim()
+            == "1"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    t.send_keys(keys("main", &["j", "l"])).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let screen = t.read_window(read("main", 0)).await;
+    let first = screen.text.lines().next().unwrap();
+    assert_eq!(
+        first, "[full-screen program, cursor at row 2, column 2]",
+        "{}",
+        screen.text
+    );
+    let body: Vec<&str> = screen.text.lines().skip(1).collect();
+    assert_eq!(&body[..3], ["alpha", "beta", "~"], "{}", screen.text);
+    t.send_keys(keys("main", &["Escape", ":", "q", "!", "Enter"]))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_is_cut_at_a_character_boundary() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    // One line of 100000 two-byte characters, spanning history and screen once joined.
+    let done = f
+        .run("s", "main", "clear; printf 'é%.0s' $(seq 100000); echo")
+        .await;
+    assert!(done.text.contains("exit status 0"), "{}", done.text);
+    let screen = f
+        .controller
+        .session("s")
+        .read_window(read("main", 10_000))
+        .await;
+    assert_eq!(screen.outcome, Outcome::Ok);
+    assert!(
+        screen.text.len() <= ReadBudget::DEFAULT.bytes(),
+        "{}",
+        screen.text.len()
+    );
+    assert!(ReadBudget::DEFAULT.bytes() - screen.text.len() <= 1);
+    let (header, body) = screen.text.split_once('\n').unwrap();
+    assert_eq!(
+        header,
+        "[history cut at its start to fit the read budget (64 KiB)]"
+    );
+    let (line, prompt) = body.rsplit_once('\n').unwrap();
+    assert!(
+        line.chars().all(|c| c == 'é'),
+        "the cut is not at a character boundary"
+    );
+    assert_eq!(prompt, "$");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screen_over_the_budget_is_refused_with_its_size() {
+    let f = start(Home {
+        budget: Some(ReadBudget::new(20 * 1024).unwrap()),
+        ..Home::default()
+    })
+    .await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    // Each cell: a letter and four combining accents (9 bytes), a full screen of them.
+    f.run(
+        "s",
+        "main",
+        "clear; for i in $(seq 23); do printf 'a\\u0301\\u0302\\u0303\\u0304%.0s' $(seq 200); done",
+    )
+    .await;
+    let screen = f.controller.session("s").read_window(read("main", 0)).await;
+    insta::assert_snapshot!(shown(&f, &screen), @"(refused) The screen of main takes 41424 bytes, over the read budget of 20 KiB: it can not be read. Close the window (close_window) and start over in a new one.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_server_typed_in_a_terminal_is_a_death() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let waiting = tokio::spawn({
+        let c = f.controller.clone();
+        async move { c.wait_server().await }
+    });
+    t.send_text(text("main", "tmux kill-server", true)).await;
+    let exit = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("the death is seen")
+        .unwrap();
+    assert!(!exit.requested, "{exit:?}");
+    let meanwhile = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &meanwhile), @"(failed) The terminals are restarting after a failure, and every window was lost: retry in a few seconds to find a fresh main.");
+    f.controller.restart().await.expect("restarts");
+    let fresh = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &fresh), @r"
+    (ok) [your terminals did not exist: a fresh main was just created]
+    main: bash in ~, active Ns ago, no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND
+    ");
+    let report = f.controller.stop().await.unwrap();
+    assert!(report.exit.requested, "{report:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_are_created_listed_and_closed() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    let t = f.controller.session("s");
+    let main = t
+        .create_window(CreateWindow {
+            name: "main".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &main), @"(ok) Window main created: bash is starting in ~.");
+    f.ready("s", "main").await;
+    let again = t
+        .create_window(CreateWindow {
+            name: "main".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &again), @"(message) Window main already exists, not created: it runs bash in ~.");
+    let build = t
+        .create_window(CreateWindow {
+            name: "build".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &build), @"(ok) Window build created: bash is starting in ~.");
+    let bad = t
+        .create_window(CreateWindow {
+            name: "my build".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &bad), @r#"(refused) Invalid window name "my build": only letters, digits, '_' and '-', up to 32 characters."#);
+    f.ready("s", "build").await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"
+    (ok) main: bash in ~, active Ns ago
+    build: bash in ~, active Ns ago
+    ");
+    // The global window-size stays at its default: tmux 3.3a crashes on the next session otherwise.
+    assert_eq!(
+        f.tmux(&["show-options", "-g", "-w", "window-size"]).trim(),
+        "window-size latest"
+    );
+    assert_eq!(
+        f.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=s:=build",
+            "#{window_width}x#{window_height} #{window-size}"
+        ])
+        .trim(),
+        "200x24 manual"
+    );
+    let closed = t
+        .close_window(CloseWindow {
+            name: "build".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &closed), @"(ok) Window build closed.");
+    let nothing = t
+        .close_window(CloseWindow {
+            name: "build".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &nothing), @"(message) No window build: nothing to close.");
+    let last = t
+        .close_window(CloseWindow {
+            name: "main".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &last), @"(ok) Window main closed. It was your last window: a fresh main comes next.");
+    let none = t
+        .close_window(CloseWindow {
+            name: "main".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &none), @"(message) No window main: nothing to close.");
+    // close_window never creates the session.
+    assert!(
+        !f.tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .any(|s| s == "s")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inputs_to_a_missing_session_create_it_and_send_nothing() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    let t = f.controller.session("s");
+    let sent = t.send_text(text("main", "echo hi", true)).await;
+    insta::assert_snapshot!(shown(&f, &sent), @"(refused) Nothing was sent: your terminals did not exist, and a fresh main was just created, where bash is still starting. Wait for its prompt (wait_window), then send again.");
+    assert!(
+        f.tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .any(|s| s == "s")
+    );
+    let u = f.controller.session("u");
+    let other = u.send_keys(keys("build", &["Enter"])).await;
+    insta::assert_snapshot!(shown(&f, &other), @"(refused) Nothing was sent: your terminals did not exist, and a fresh main was just created, with no window build: create_window creates it.");
+    let v = f.controller.session("v");
+    let read_other = v.read_window(read("build", 0)).await;
+    insta::assert_snapshot!(shown(&f, &read_other), @"(refused) No window build: your terminals did not exist, and a fresh main was just created. create_window creates build.");
+    let w = f.controller.session("w");
+    let read_main = w.read_window(read("main", 0)).await;
+    assert!(
+        read_main
+            .text
+            .starts_with("[your terminals did not exist: a fresh main was just created]"),
+        "{}",
+        read_main.text
+    );
+    let missing = t.send_text(text("nope", "x", false)).await;
+    insta::assert_snapshot!(shown(&f, &missing), @"(refused) No window nope: list_windows shows your windows, create_window creates one.");
+    let x = f.controller.session("x");
+    let waited = x
+        .wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: bash is at its prompt (Ns ago), ready for input.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_inputs_are_refused_and_nothing_is_sent() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let control = t
+        .send_text(text("main", "echo ok\nprintf 'a\x1b[201~'\r", true))
+        .await;
+    insta::assert_snapshot!(shown(&f, &control), @"(refused) Nothing was sent: the text holds a control character, U+001B (escape), on line 2. To press keys such as Escape, C-c or C-d, use send_keys; to put content with control characters in a file, use write_file.");
+    let empty = t.send_text(text("main", "", false)).await;
+    insta::assert_snapshot!(shown(&f, &empty), @"(message) Nothing was sent: the text is empty and enter is false.");
+    let no_keys = t.send_keys(keys("main", &[])).await;
+    insta::assert_snapshot!(shown(&f, &no_keys), @"(refused) Nothing was sent: keys is empty. Give key names, one per key: a printable character, Space, Enter, Tab, BTab, BSpace, Escape, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1 to F12, with the C-, M- and S- modifiers (C-c, M-x, S-Up).");
+    let unknown = t.send_keys(keys("main", &["e", "Ctrl-C", "Enter"])).await;
+    insta::assert_snapshot!(shown(&f, &unknown), @r#"(refused) Nothing was sent: unknown key "Ctrl-C" (key 2 of 3). Key names, one per key: a printable character, Space, Enter, Tab, BTab, BSpace, Escape, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1 to F12, with the C-, M- and S- modifiers (C-c, M-x, S-Up). To type text, use send_text."#);
+    let aliases = t
+        .send_keys(keys("main", &["PgUp", "DC", "C-a", "C-k"]))
+        .await;
+    assert_eq!(aliases.outcome, Outcome::Ok, "{}", aliases.text);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let screen = t.read_window(read("main", 0)).await;
+    insta::assert_snapshot!(shown(&f, &screen), @"(ok) $");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 30", true)).await;
+    let running = t
+        .wait_window(wait("main", 1), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &running), @"(ok) main: still running, Ns since your last input, sleep in the foreground.");
+    let cancel = CancellationToken::new();
+    let waiting = tokio::spawn({
+        let t = t.clone();
+        let cancel = cancel.clone();
+        async move { t.wait_window(wait("main", 50), cancel).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    cancel.cancel();
+    let cancelled = waiting.await.unwrap();
+    assert!(started.elapsed() < Duration::from_millis(500));
+    insta::assert_snapshot!(shown(&f, &cancelled), @"(message) The wait was cancelled.");
+    let waiting = tokio::spawn({
+        let t = t.clone();
+        async move {
+            t.wait_window(wait("main", 50), CancellationToken::new())
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    f.controller.announce_stop();
+    let stopped = waiting.await.unwrap();
+    assert!(started.elapsed() < Duration::from_millis(500));
+    insta::assert_snapshot!(shown(&f, &stopped), @"(message) main: rat is stopping, so the wait ended early; what runs in the window stops with it.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_answers_soon_after_the_prompt() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 1", true)).await;
+    let started = Instant::now();
+    let done = t
+        .wait_window(wait("main", 10), CancellationToken::new())
+        .await;
+    assert!(done.text.contains("exit status 0"), "{}", done.text);
+    // Not a timing test (see benches/benches/wait.rs): only that it did not wait for its end.
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

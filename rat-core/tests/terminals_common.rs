@@ -1,0 +1,172 @@
+// Shared by the terminals tests: included with `#[path]`, not a test target of its own.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use rat_core::terminals::{Controller, ControllerConfig, SendText, WaitWindow};
+use rat_core::tools::{ReadBudget, ToolResult};
+use tokio_util::sync::CancellationToken;
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A controller on a private socket, with a home directory of its own; the server is killed by
+/// its socket when the fixture drops, even when the test fails.
+pub struct Fixture {
+    pub controller: Controller,
+    pub home: tempfile::TempDir,
+    pub socket: String,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// What a test's home directory holds before the controller starts.
+#[derive(Default)]
+pub struct Home<'a> {
+    /// Appended to `.bash_profile` after `PS1='$ '`.
+    pub profile: &'a str,
+    /// `.inputrc`, when not empty.
+    pub inputrc: &'a str,
+    pub budget: Option<ReadBudget>,
+}
+
+pub fn tenant() -> String {
+    format!(
+        "t{}x{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+pub async fn start(home: Home<'_>) -> Fixture {
+    let dir = tempfile::tempdir().expect("home");
+    std::fs::write(
+        dir.path().join(".bash_profile"),
+        format!("PS1='$ '\n{}\n", home.profile),
+    )
+    .unwrap();
+    if !home.inputrc.is_empty() {
+        std::fs::write(dir.path().join(".inputrc"), home.inputrc).unwrap();
+    }
+    let tenant = tenant();
+    let mut config = ControllerConfig::new(&tenant);
+    config.home = dir.path().to_path_buf();
+    if let Some(budget) = home.budget {
+        config.read_budget = budget;
+    }
+    let socket = config.socket_name();
+    let controller = Controller::start(config).await.expect("controller starts");
+    Fixture {
+        controller,
+        home: dir,
+        socket,
+    }
+}
+
+impl Fixture {
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Replaces what varies from run to run: the home directory, and relative times.
+    pub fn redact(&self, text: &str) -> String {
+        redact_times(&text.replace(&self.home().to_string_lossy().into_owned(), "~"))
+    }
+
+    /// Runs a line in `window` of session `s` and waits for its prompt (at most 20 s).
+    pub async fn run(&self, s: &str, window: &str, line: &str) -> ToolResult {
+        let t = self.controller.session(s);
+        let sent = t
+            .send_text(SendText {
+                window: window.into(),
+                text: line.into(),
+                enter: true,
+            })
+            .await;
+        assert!(!sent.outcome.is_error(), "{}", sent.text);
+        t.wait_window(
+            WaitWindow {
+                window: window.into(),
+                max_seconds: Some(20),
+            },
+            CancellationToken::new(),
+        )
+        .await
+    }
+
+    /// Waits for the first prompt of `window`.
+    pub async fn ready(&self, s: &str, window: &str) -> ToolResult {
+        self.controller
+            .session(s)
+            .wait_window(
+                WaitWindow {
+                    window: window.into(),
+                    max_seconds: Some(20),
+                },
+                CancellationToken::new(),
+            )
+            .await
+    }
+
+    /// A tmux command on the fixture's server, forked (for what agents can not do: a human
+    /// entering copy mode, a command typed elsewhere).
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// `12s ago`, `3m since`: the digits of a relative time become `N`.
+pub fn redact_times(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let unit = chars.get(i).copied();
+            let after = chars.get(i + 1).copied();
+            if matches!(unit, Some('s' | 'm' | 'h' | 'd'))
+                && !after.is_some_and(char::is_alphanumeric)
+            {
+                out.push('N');
+            } else {
+                out.extend(&chars[start..i]);
+            }
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+pub fn path_of(p: &Path) -> PathBuf {
+    p.to_path_buf()
+}
+
+pub async fn eventually<F: Fn() -> bool>(what: &str, f: F) {
+    for _ in 0..500 {
+        if f() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("never happened: {what}");
+}
