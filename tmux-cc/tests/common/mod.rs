@@ -82,3 +82,26 @@ pub fn global_window_size(socket: &str) -> String {
         .expect("run tmux show-options");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// Polls `capture` of `target` (every 20 ms, at most 10 s) until `done` holds; returns the
+/// last capture, panicking with it if `done` never held.
+pub async fn wait_capture(
+    client: &Client,
+    target: &str,
+    capture: &tmux_cc::Capture,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let screen =
+            String::from_utf8_lossy(&client.capture(target, capture).await.unwrap()).into_owned();
+        if done(&screen) {
+            return screen;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting; last capture of {target}:\n{screen}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
