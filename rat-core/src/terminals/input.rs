@@ -63,6 +63,7 @@ pub struct ReadWindow {
     pub window: String,
     /// Rows of history to include above the screen (0 by default).
     #[serde(default)]
+    #[schemars(with = "u32", extend("default" = 0))]
     pub scrollback_rows: Option<u32>,
 }
 
@@ -74,7 +75,7 @@ pub struct WaitWindow {
     pub window: String,
     /// The most seconds to wait, from 1 to 50 (20 by default).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 50), extend("default" = 20))]
+    #[schemars(with = "u32", range(min = 1, max = 50), extend("default" = 20))]
     pub max_seconds: Option<u32>,
 }
 
