@@ -650,3 +650,67 @@ async fn a_wait_answers_soon_after_the_prompt() {
     // Not a timing test (see benches/benches/wait.rs): only that it did not wait for its end.
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
+    let f = start(Home::default()).await;
+    let tenant = f.socket.trim_start_matches("rat-").to_string();
+    let mut config = rat_core::terminals::ControllerConfig::new(&tenant);
+    config.home = f.home().to_path_buf();
+    let err = rat_core::terminals::Controller::start(config)
+        .await
+        .unwrap_err();
+    let pid = f.controller.server_pid();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "another tmux server (pid {pid}) already serves socket {}: another ratd serves this tenant on this machine",
+            f.socket
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_missing_or_older_than_4_4_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = rat_core::terminals::ControllerConfig::new(tenant());
+    config.bash = dir.path().join("bash");
+    let err = rat_core::terminals::Controller::start(config.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "bash was not found (looked for {}): install bash 4.4 or later",
+            config.bash.display()
+        )
+    );
+    // A bash 4.3 (as `bash --version` states it); never started as a shell.
+    let old = dir.path().join("bash");
+    std::fs::write(
+        &old,
+        "#!/bin/sh\necho 'GNU bash, version 4.3.48(1)-release (x86_64-pc-linux-gnu)'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = rat_core::terminals::Controller::start(config.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "bash 4.3.48(1)-release is too old: rat needs bash 4.4 or later, for bracketed paste ({})",
+            old.display()
+        )
+    );
+    let mut bad = config;
+    bad.tenant = "a.b".into();
+    let err = rat_core::terminals::Controller::start(bad)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid tenant name \"a.b\": only letters, digits, '_' and '-', up to 32 characters"
+    );
+}
