@@ -1,9 +1,114 @@
-//! rat-tool: generates and inspects certificate bundles, and checks a running ratd.
+//! rat-tool: generates and inspects the certificate bundles of rat, and checks a running ratd
+//! as a harness reaches it (plan.md, Bundles).
 //!
-//! Not built yet (issue 5): this binary only says so and exits non-zero.
+//! ```text
+//! rat-tool bundle generate --tenant NAME --client NAME [--client NAME...] --output DIR
+//! rat-tool bundle inspect DIR [DIR...]
+//! rat-tool check --server HOST:PORT --bundle DIR      (the flags of rat, declared once)
+//! ```
+//!
+//! Glue only: the bundles are `rat_core::mtls`, the flags `rat_core::connect`; `check` is an
+//! rmcp client over reqwest with the client configuration of the bundle.
 #![forbid(unsafe_code)]
 
-fn main() -> std::process::ExitCode {
-    eprintln!("rat-tool: not built yet (see issue 5)");
-    std::process::ExitCode::FAILURE
+mod bundle;
+mod check;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The exit statuses, as `--help` documents them.
+const EXIT_HELP: &str = "\
+Exit status:
+  0  everything passed (or the bundle was written)
+  1  a check failed, or the bundle could not be written (the output says which and why)
+  2  the command line is invalid";
+
+/// Makes rat certificate bundles, inspects them, and checks a running ratd.
+#[derive(Debug, Parser)]
+#[command(name = "rat-tool", version, after_help = EXIT_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate and inspect the certificate bundle of a tenant.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+    /// Check a running ratd from a client directory, as a harness reaches it.
+    ///
+    /// Takes the flags of rat: copy the command line of a harness to check it. Checks step by
+    /// step, stopping at the first failure: the files of the client directory, the network,
+    /// TLS, MCP, the tools. It calls no tool, leaving nothing behind on the server.
+    #[command(after_help = EXIT_HELP)]
+    Check(#[command(flatten)] rat_core::connect::ServerArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum BundleCommand {
+    /// Generate the bundle of a tenant: a CA, a certificate for ratd, one per client.
+    ///
+    /// Each certificate names its side: the server one the tenant, each client one its
+    /// session. The CA key is never written: adding a client, or replacing a key, is
+    /// generating a new bundle. The output directory must not exist.
+    #[command(after_help = EXIT_HELP)]
+    Generate {
+        /// The tenant ratd serves with the bundle (letters, digits, '_', '-', up to 32).
+        #[arg(long, value_name = "NAME")]
+        tenant: String,
+        /// A client of the tenant, which is its session (repeat for each client).
+        #[arg(long = "client", value_name = "NAME", required = true)]
+        clients: Vec<String>,
+        /// The directory to write the bundle to, which must not exist (parents are created).
+        #[arg(long, value_name = "DIR")]
+        output: PathBuf,
+    },
+    /// Check bundle directories as ratd and rat do, and whether they belong to one bundle.
+    ///
+    /// Prints one line per check of each directory, then its side, its name, the CA
+    /// fingerprint and the validity left; given several directories, whether they are of one
+    /// bundle.
+    #[command(after_help = EXIT_HELP)]
+    Inspect {
+        /// The directory of a side: DIR/server or DIR/clients/NAME.
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = std::io::stdout().lock();
+    let result = match cli.command {
+        Command::Bundle(BundleCommand::Generate {
+            tenant,
+            clients,
+            output,
+        }) => bundle::generate(&mut out, &tenant, &clients, &output),
+        Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
+        Command::Check(args) => {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    eprintln!("rat-tool: cannot start the async runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            runtime.block_on(check::check(&mut out, &args))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rat-tool: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
