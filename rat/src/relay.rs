@@ -29,6 +29,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{debug, warn};
 
+use rat_core::terminals::input::{MAX_WAIT_SECONDS, WaitWindow};
+
 use crate::failure::{Failure, PARSE_ERROR, TRANSPORT_ERROR, error_response};
 use crate::headers::{self, ToolHeaders};
 use crate::lines::{Line, LineReader};
@@ -44,13 +46,6 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The tool whose calls get their wait on top of [`REQUEST_TIMEOUT`].
 pub const WAIT_TOOL: &str = "wait_window";
-/// The argument of [`WAIT_TOOL`] telling how long it waits, in seconds.
-pub const WAIT_ARGUMENT: &str = "max_seconds";
-/// The wait of [`WAIT_TOOL`] without [`WAIT_ARGUMENT`]: 20 s (ratd-design.txt, wait_window).
-pub const WAIT_DEFAULT: u64 = 20;
-/// The longest wait [`WAIT_TOOL`] accepts: 50 s. A larger value is refused by ratd at once, so
-/// it never needs more time than this.
-pub const WAIT_MAX: u64 = 50;
 
 /// What the relay needs: where ratd is, how to reach it, and the tool schemas.
 #[derive(Debug, Clone)]
@@ -295,7 +290,9 @@ impl Relay {
     }
 }
 
-/// The wait a `wait_window` call adds to its time: its `max_seconds` (20 when absent, 50 at most).
+/// The wait a `wait_window` call adds to its time: what it waits, read from its arguments as
+/// rat-core reads them ([`WaitWindow::seconds`]: `max_seconds`, 20 when absent, 1 to 50).
+/// Arguments rat-core does not accept are refused by ratd at once: they get the longest wait.
 fn wait_of(message: &Value) -> Duration {
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
         return Duration::ZERO;
@@ -306,14 +303,10 @@ fn wait_of(message: &Value) -> Duration {
     if params.get("name").and_then(Value::as_str) != Some(WAIT_TOOL) {
         return Duration::ZERO;
     }
-    let seconds = match params.get("arguments").and_then(|a| a.get(WAIT_ARGUMENT)) {
-        None | Some(Value::Null) => WAIT_DEFAULT,
-        Some(value) => value
-            .as_f64()
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map_or(WAIT_MAX, |s| (s.ceil() as u64).min(WAIT_MAX)),
-    };
-    Duration::from_secs(seconds)
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let seconds = serde_json::from_value::<WaitWindow>(arguments)
+        .map_or(MAX_WAIT_SECONDS, |wait| wait.seconds());
+    Duration::from_secs(u64::from(seconds))
 }
 
 /// Queues rat's own answer (an error) for the writer.
