@@ -341,7 +341,7 @@ pub enum Notification {
 
 /// A line the parser could not understand. It is reported once and skipped; the lines after it
 /// parse as if it had not been there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ParseError {
     /// The whole offending line, without its LF (for [`Parser::finish`]: the unterminated
     /// bytes, or the `%begin` line of the unterminated block).
@@ -364,6 +364,16 @@ impl fmt::Display for ParseError {
             write!(f, "... ({} bytes)", self.line.len())?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for ParseError {
+    /// Shows `line` as escaped text rather than a list of numbers.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParseError")
+            .field("line", &format_args!("\"{}\"", self.line.escape_ascii()))
+            .field("reason", &self.reason)
+            .finish()
     }
 }
 
@@ -435,7 +445,8 @@ impl Parser {
         }
     }
 
-    /// True when a reply block is open (its `%begin` read, its end not yet).
+    /// True when a reply block is open: its `%begin` line was taken by [`Parser::next_item`],
+    /// its `%end`/`%error` not yet.
     pub fn in_block(&self) -> bool {
         self.block.is_some()
     }
@@ -466,8 +477,8 @@ impl Parser {
             items.push(Err(ParseError {
                 line,
                 reason: format!(
-                    "the output ended inside the reply block of command {} ({} body lines \
-                     read, no `%end`/`%error`): the command's result is unknown",
+                    "the output ended inside the reply block of command {} (body lines read: \
+                     {}; no `%end`/`%error`): the command's result is unknown",
                     block.number,
                     block.lines.len()
                 ),
@@ -523,7 +534,7 @@ fn process_line(line: &[u8], block: &mut Option<OpenBlock>) -> Option<Result<Eve
             }
             Err(()) => Some(Err(error(
                 line,
-                "malformed `%begin`: expected `%begin TIME NUMBER FLAGS` (decimal numbers)",
+                "malformed `%begin`: expected `%begin TIME NUMBER FLAGS` (decimal numbers as tmux prints them)",
             ))),
         };
     }
@@ -628,16 +639,22 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// ` TIME NUMBER FLAGS` after `%begin`/`%end`/`%error`.
+/// ` TIME NUMBER FLAGS` after `%begin`, written as tmux writes them (`%ld %u %d`: no leading
+/// zeros, no `+`, no `-0`). The closing line is matched byte for byte against these fields, so
+/// they must be exactly the ones [`render`] writes back.
 fn guard_fields(fields: &[u8]) -> Result<(i64, u64, u32), ()> {
-    all_consuming((
+    let (time, number, flags) = all_consuming((
         preceded(sp, signed),
         preceded(sp, decimal),
         preceded(sp, decimal),
     ))
     .parse(fields)
     .map(|(_, v)| v)
-    .map_err(|_| ())
+    .map_err(|_| ())?;
+    if format!(" {time} {number} {flags}").as_bytes() != fields {
+        return Err(());
+    }
+    Ok((time, number, flags))
 }
 
 /// `-` or `item`.
