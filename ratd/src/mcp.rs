@@ -1,0 +1,236 @@
+//! The MCP side: rmcp's `ServerHandler`, implemented by hand over rat-core's catalog (the
+//! descriptions depend on the startup check of the terminals), and the rmcp service built for
+//! each request, bound to the tmux session of its client (ratd-design.txt, Sessions, Tools,
+//! Annotations, Timeouts, MCP instructions).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rat_core::tools::{Outcome, ToolResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+
+use crate::serve::Peer;
+
+/// How long a tool call may take, plus its wait for wait_window (ratd-design.txt, Timeouts):
+/// tmux answers in milliseconds, beyond this it is stuck.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest request body rmcp reads: 4 MiB of JSON, 413 beyond (ratd-design.txt,
+/// Transport).
+pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The protocol versions ratd serves: every version rmcp 3.11 knows from 2025-03-26 on, the
+/// first of Streamable HTTP. 2024-11-05 is left out: it is the version of the HTTP+SSE
+/// transport the spec calls deprecated (ratd-design.txt, Transport), a client of it speaks a
+/// transport ratd does not serve, and it predates tool annotations, so that the hints ratd sets
+/// explicitly (Annotations) would not be part of its protocol. A client initializing with it is
+/// offered 2025-11-25, as MCP's negotiation says.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// What every request of a ratd shares: built once at startup, read by the service built for
+/// each request.
+pub(crate) struct Shared {
+    /// Server info and instructions, as initialize and server/discover return them.
+    info: ServerConfig,
+    /// The nine tools, with their schemas, descriptions and annotations.
+    tools: Vec<Tool>,
+    /// The tool runners: the terminals of the tenant and the read budget of the file tools.
+    pub(crate) runner: crate::tools::Runner,
+    sessions: Arc<NeverSessionManager>,
+    http: StreamableHttpServerConfig,
+}
+
+impl Shared {
+    /// The shared state of a ratd serving `tenant` on `host`, whose tools are `tools` and whose
+    /// instructions are `instructions`.
+    pub(crate) fn new(
+        tenant: &str,
+        host: &str,
+        tools: Vec<Tool>,
+        instructions: String,
+        runner: crate::tools::Runner,
+    ) -> Self {
+        let mut server_info = Implementation::new("rat", env!("CARGO_PKG_VERSION"));
+        server_info.title = Some(format!("rat {tenant} on {host}"));
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = server_info;
+        info.instructions = Some(instructions);
+        let http = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .with_sse_keep_alive(None)
+            .with_sse_retry(None)
+            .disable_allowed_hosts()
+            .disable_allowed_origins()
+            .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);
+        Self {
+            info,
+            tools,
+            runner,
+            sessions: Arc::new(NeverSessionManager::default()),
+            http,
+        }
+    }
+
+    /// The rmcp service for one request of `peer`: its handler bound to the tmux session the
+    /// client certificate names (ratd-design.txt, Sessions: a server built for each request).
+    /// rmcp asks the factory for a handler several times per request (tool schemas, then to
+    /// serve): each is a pair of reference counts.
+    pub(crate) fn service_for(
+        self: &Arc<Self>,
+        peer: Peer,
+    ) -> StreamableHttpService<RatServer, NeverSessionManager> {
+        let shared = self.clone();
+        StreamableHttpService::new(
+            move || {
+                Ok(RatServer {
+                    shared: shared.clone(),
+                    peer: peer.clone(),
+                })
+            },
+            self.sessions.clone(),
+            self.http.clone(),
+        )
+    }
+}
+
+/// rat's MCP server for one request: the nine tools bound to the session of `peer`.
+#[derive(Clone)]
+pub struct RatServer {
+    shared: Arc<Shared>,
+    peer: Peer,
+}
+
+impl ServerHandler for RatServer {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.shared.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.shared
+            .tools
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let name = request.name.as_ref();
+        if !self.shared.tools.iter().any(|tool| tool.name == name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {name:?}: ratd offers {}",
+                    rat_core::catalog::TOOL_NAMES.join(", ")
+                ),
+                None,
+            ));
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let result = self
+            .shared
+            .runner
+            .call(name, arguments, &self.peer, context.ct.clone())
+            .await;
+        log_call(&self.peer, name, &result, started.elapsed());
+        let content = vec![ContentBlock::text(result.text)];
+        Ok(if result.outcome.is_error() {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+        .into())
+    }
+}
+
+/// One line per tool call (ratd-design.txt, Logs): info, or warning for a failure the agent did
+/// not cause; the session, the address, the tool, the outcome, the duration and the facts the
+/// tool gave for its log (never content).
+fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
+    let facts = result
+        .log
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let duration_ms = (duration.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
+    match &result.outcome {
+        Outcome::Ok => {
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "ok", duration_ms, "{facts}")
+        }
+        Outcome::Message => {
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "message", duration_ms, "{facts}")
+        }
+        Outcome::Refused { cause } => {
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{facts}")
+        }
+        Outcome::Failed { cause } => {
+            tracing::warn!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{facts}")
+        }
+    }
+}
+
+/// Reads the arguments of `tool` into its input type, or the result telling the agent what is
+/// wrong with them (MCP: bad arguments are a tool result with isError, which the model reads,
+/// rather than a protocol error, which harnesses show as an opaque failure).
+pub(crate) fn arguments<T: DeserializeOwned>(
+    tool: &str,
+    arguments: JsonObject,
+) -> Result<T, ToolResult> {
+    serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
+        ToolResult::refused(
+            format!(
+                "The arguments of {tool} are not valid: {error}. Nothing was done: call {tool} \
+again with arguments that follow its input schema."
+            ),
+            format!("invalid arguments: {error}"),
+        )
+    })
+}
+
+/// An rmcp [`Tool`] from rat-core's definition, every annotation hint set explicitly
+/// (ratd-design.txt, Annotations: MCP reads a missing destructive or open world hint as true).
+pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
+    let annotations = ToolAnnotations::new()
+        .read_only(def.annotations.read_only)
+        .destructive(def.annotations.destructive)
+        .idempotent(def.annotations.idempotent)
+        .open_world(def.annotations.open_world);
+    let tool = Tool::new(def.name, def.description, Arc::new(def.input_schema));
+    match def.title {
+        Some(title) => tool.with_title(title),
+        None => tool,
+    }
+    .annotate(annotations)
+}

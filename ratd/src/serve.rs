@@ -1,0 +1,448 @@
+//! The door: TCP listeners, the TLS accept loop, HTTP/1.1 connections with their timeouts, and
+//! the routing of each request to an rmcp service built for it (ratd-design.txt, Transport,
+//! Authentication, Timeouts, Serving).
+//!
+//! Shape of a connection: TCP accept, then the TLS handshake with the bundle's rustls
+//! configuration (TLS 1.3, a client certificate of the bundle's CA required, ALPN http/1.1),
+//! bounded by [`READ_HEADER_TIMEOUT`]; the client name is read from the verified certificate;
+//! then hyper serves HTTP/1.1 on the connection, each request going to [`route`]. A client
+//! without a certificate of the bundle never gets past the handshake: no handler runs for it.
+//!
+//! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake and the header of
+//! each request take [`READ_HEADER_TIMEOUT`] at most (for a request after the first, counted
+//! from its first byte), a connection waiting for its next request is closed after
+//! [`IDLE_TIMEOUT`], and nothing bounds reading a body or writing a response (a 4 MiB request
+//! on a slow link must not be cut). hyper's own header timeout starts as soon as a kept-alive
+//! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and
+//! [`Activity`] keeps the deadlines instead.
+
+use std::convert::Infallible;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio_rustls::TlsAcceptor;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::mcp::Shared;
+
+/// How long a TLS handshake, and then the header of each request, may take: Go's
+/// ReadHeaderTimeout, which also bounds the handshake (ratd-design.txt, Timeouts).
+pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may wait for its next request before ratd closes it: Go's
+/// IdleTimeout (ratd-design.txt, Timeouts).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The one path ratd serves (ratd-design.txt, Serving), shared with its clients.
+pub use rat_core::connect::ENDPOINT_PATH;
+
+/// Who sent a request: the client name of its certificate (= its tmux session) and the address
+/// of the connection. Put into the extensions of every HTTP request, which rmcp hands to tool
+/// calls in their request context (`http::request::Parts`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    /// The common name of the verified client certificate: the client, and its tmux session.
+    pub client: Arc<str>,
+    /// The address of the connection (behind a proxy, the proxy's: X-Forwarded-For is never
+    /// read, ratd-design.txt, Logs).
+    pub addr: SocketAddr,
+}
+
+/// The body of every response ratd sends.
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+
+/// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
+/// `hard_stop` drops the connections still open.
+pub(crate) async fn accept_loop(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    shared: Arc<Shared>,
+    tracker: TaskTracker,
+    stop: CancellationToken,
+    hard_stop: CancellationToken,
+) {
+    let refusals = Arc::new(RefusalLog::default());
+    loop {
+        let (tcp, addr) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // EMFILE and friends: say so, breathe, and keep the door open.
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        let _ = tcp.set_nodelay(true);
+        tracker.spawn(serve_connection(
+            tcp,
+            addr,
+            acceptor.clone(),
+            shared.clone(),
+            refusals.clone(),
+            stop.clone(),
+            hard_stop.clone(),
+        ));
+    }
+}
+
+/// One connection: the handshake, then HTTP/1.1 until the client closes it, a timeout, or a
+/// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
+async fn serve_connection(
+    tcp: TcpStream,
+    addr: SocketAddr,
+    acceptor: TlsAcceptor,
+    shared: Arc<Shared>,
+    refusals: Arc<RefusalLog>,
+    stop: CancellationToken,
+    hard_stop: CancellationToken,
+) {
+    let tls = tokio::select! {
+        handshake = tokio::time::timeout(READ_HEADER_TIMEOUT, acceptor.accept(tcp)) => {
+            match handshake {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(error)) => return refusals.note(addr, &error.to_string()),
+                Err(_) => {
+                    return refusals.note(addr, "the TLS handshake took more than 10 seconds");
+                }
+            }
+        }
+        () = hard_stop.cancelled() => return,
+    };
+    let Some(client) = rat_core::mtls::peer_client_name(tls.get_ref().1) else {
+        // The verifier requires a client certificate of the bundle, whose names the bundle
+        // checks: this is a bundle ratd's loader should not have accepted.
+        return refusals.note(addr, "the client certificate names no valid client");
+    };
+    let peer = Peer {
+        client: client.into(),
+        addr,
+    };
+    let activity = Arc::new(Activity::new());
+    let io = TokioIo::new(ActivityIo {
+        inner: tls,
+        activity: activity.clone(),
+    });
+    let service = {
+        let activity = activity.clone();
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            let shared = shared.clone();
+            let peer = peer.clone();
+            let busy = activity.begin_request();
+            async move {
+                let response = route(&shared, peer, request).await;
+                drop(busy);
+                Ok::<_, Infallible>(response)
+            }
+        })
+    };
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(None)
+        .keep_alive(true)
+        .serve_connection(io, service);
+    tokio::pin!(connection);
+    let mut graceful = false;
+    loop {
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%addr, %error, "connection ended");
+                }
+                return;
+            }
+            () = stop.cancelled(), if !graceful => {
+                graceful = true;
+                connection.as_mut().graceful_shutdown();
+            }
+            () = activity.expired() => {
+                tracing::debug!(%addr, "connection closed: idle or header timeout");
+                return;
+            }
+            () = hard_stop.cancelled() => return,
+        }
+    }
+}
+
+/// Routes one request: `/mcp` to an rmcp service built for this request and bound to the
+/// session of its client, anything else 404. rmcp answers GET and DELETE with 405 (stateless,
+/// no event store), bodies over 4 MiB with 413, a missing Accept with 406.
+pub(crate) async fn route(
+    shared: &Arc<Shared>,
+    peer: Peer,
+    mut request: Request<Incoming>,
+) -> Response<Body> {
+    if request.uri().path() != ENDPOINT_PATH {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+            .body(
+                Full::new(Bytes::from_static(
+                    b"404 page not found: ratd serves MCP at /mcp only\n",
+                ))
+                .boxed(),
+            )
+            .expect("a static response is valid");
+    }
+    let started = Instant::now();
+    let method = request.method().clone();
+    request.extensions_mut().insert(peer.clone());
+    let service = shared.service_for(peer.clone());
+    let response = service.handle(request).await;
+    tracing::debug!(
+        session = %peer.client,
+        addr = %peer.addr,
+        %method,
+        status = response.status().as_u16(),
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "MCP request"
+    );
+    response
+}
+
+/// Handshakes refused, logged at most once every 10 seconds with the count of the others
+/// (ratd-design.txt, Serving: a public port gets scanned).
+#[derive(Default)]
+struct RefusalLog {
+    state: Mutex<(Option<Instant>, u64)>,
+}
+
+impl RefusalLog {
+    const EVERY: Duration = Duration::from_secs(10);
+
+    fn note(&self, addr: SocketAddr, error: &str) {
+        let mut state = self.state.lock().expect("refusal log lock");
+        let now = Instant::now();
+        match state.0 {
+            Some(last) if now.duration_since(last) < Self::EVERY => state.1 += 1,
+            _ => {
+                let others = std::mem::take(&mut state.1);
+                state.0 = Some(now);
+                drop(state);
+                if others == 0 {
+                    tracing::info!(%addr, error, "TLS handshake refused");
+                } else {
+                    tracing::info!(%addr, error, others, "TLS handshake refused ({others} others since the last one logged)");
+                }
+            }
+        }
+    }
+}
+
+/// The state of a connection the deadlines depend on, shared by its I/O (bytes read) and its
+/// service (requests begun and done).
+struct Activity {
+    state: Mutex<ActivityState>,
+    changed: Notify,
+}
+
+struct ActivityState {
+    /// Requests being served (their service future alive).
+    in_flight: usize,
+    /// When the header of the next request started: the end of the handshake for the first
+    /// request, the first byte read for the next ones. None while idle or busy.
+    head_started: Option<Instant>,
+    /// When the connection went idle (its last request done).
+    idle_since: Instant,
+}
+
+impl Activity {
+    fn new() -> Self {
+        let now = Instant::now();
+        Self {
+            state: Mutex::new(ActivityState {
+                in_flight: 0,
+                head_started: Some(now),
+                idle_since: now,
+            }),
+            changed: Notify::new(),
+        }
+    }
+
+    fn read_bytes(&self) {
+        let mut state = self.state.lock().expect("activity lock");
+        if state.in_flight == 0 && state.head_started.is_none() {
+            state.head_started = Some(Instant::now());
+            drop(state);
+            self.changed.notify_one();
+        }
+    }
+
+    fn begin_request(self: &Arc<Self>) -> Busy {
+        let mut state = self.state.lock().expect("activity lock");
+        state.in_flight += 1;
+        state.head_started = None;
+        drop(state);
+        self.changed.notify_one();
+        Busy(self.clone())
+    }
+
+    /// The deadline of the connection now: none while a request is served.
+    fn deadline(&self) -> Option<Instant> {
+        let state = self.state.lock().expect("activity lock");
+        if state.in_flight > 0 {
+            None
+        } else if let Some(head) = state.head_started {
+            Some(head + READ_HEADER_TIMEOUT)
+        } else {
+            Some(state.idle_since + IDLE_TIMEOUT)
+        }
+    }
+
+    /// Resolves once the connection passed its deadline.
+    async fn expired(&self) {
+        loop {
+            let changed = self.changed.notified();
+            match self.deadline() {
+                Some(deadline) if deadline <= Instant::now() => return,
+                Some(deadline) => {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(deadline.into()) => {}
+                        () = changed => {}
+                    }
+                }
+                None => changed.await,
+            }
+        }
+    }
+}
+
+/// A request being served; dropped when its service future ends (answered or dropped).
+struct Busy(Arc<Activity>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock().expect("activity lock");
+        state.in_flight -= 1;
+        if state.in_flight == 0 {
+            state.idle_since = Instant::now();
+        }
+        drop(state);
+        self.0.changed.notify_one();
+    }
+}
+
+/// The TLS stream of a connection, telling [`Activity`] when request bytes arrive.
+struct ActivityIo<T> {
+    inner: T,
+    activity: Arc<Activity>,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for ActivityIo<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(poll, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.read_bytes();
+        }
+        poll
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for ActivityIo<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+/// Binds the listeners `--listen` names (ratd-design.txt, Serving).
+///
+/// `:PORT` binds `[::]:PORT` with IPV6_V6ONLY off (IPv6 and IPv4 together, as Go does for an
+/// empty host), and `0.0.0.0:PORT` where IPv6 is disabled. A host name binds every address it
+/// resolves to, on the same port (the port the first one got when 0 was asked).
+pub(crate) async fn bind(listen: &crate::cli::Listen) -> io::Result<Vec<TcpListener>> {
+    use crate::cli::Listen;
+    match listen {
+        Listen::AllInterfaces { port } => {
+            let v6: SocketAddr = (std::net::Ipv6Addr::UNSPECIFIED, *port).into();
+            match bind_one(v6, Some(false)) {
+                Ok(listener) => Ok(vec![listener]),
+                Err(error) if ipv6_disabled(&error) => {
+                    let v4: SocketAddr = (std::net::Ipv4Addr::UNSPECIFIED, *port).into();
+                    Ok(vec![bind_one(v4, None)?])
+                }
+                Err(error) => Err(error),
+            }
+        }
+        Listen::Host { host, port } => {
+            let mut addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), *port))
+                .await?
+                .collect();
+            addrs.dedup();
+            let mut listeners: Vec<TcpListener> = Vec::new();
+            for mut addr in addrs {
+                if let Some(first) = listeners.first() {
+                    addr.set_port(first.local_addr()?.port());
+                }
+                listeners.push(bind_one(addr, addr.is_ipv6().then_some(true))?);
+            }
+            if listeners.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{host} resolves to no address"),
+                ));
+            }
+            Ok(listeners)
+        }
+    }
+}
+
+/// Whether binding `[::]` failed because IPv6 is disabled on this machine.
+fn ipv6_disabled(error: &io::Error) -> bool {
+    use nix::errno::Errno;
+    error.raw_os_error().is_some_and(|code| {
+        code == Errno::EAFNOSUPPORT as i32 || code == Errno::EADDRNOTAVAIL as i32
+    })
+}
+
+fn bind_one(addr: SocketAddr, only_v6: Option<bool>) -> io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    if let Some(only_v6) = only_v6 {
+        socket.set_only_v6(only_v6)?;
+    }
+    socket.set_reuse_address(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    TcpListener::from_std(socket.into())
+}

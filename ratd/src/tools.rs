@@ -1,0 +1,174 @@
+//! Running a tool call: the arguments read into rat-core's input types, the session bound, the
+//! deadline of the call (ratd-design.txt, Timeouts), the cancellation of wait_window when its
+//! HTTP request ends or ratd stops (Shutdown). The tools themselves are rat-core's.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rat_core::files::{self, ReadFile, WriteFile};
+use rat_core::terminals::{
+    CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow,
+};
+use rat_core::tools::{ReadBudget, ToolResult};
+use rmcp::model::JsonObject;
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::{TOOL_TIMEOUT, arguments};
+use crate::serve::Peer;
+
+/// The text of a call tmux did not answer within its time (ratd-design.txt, Timeouts: beyond,
+/// tmux is stuck, and the agent is told so).
+pub(crate) fn tmux_not_answering(tool: &str, limit: Duration) -> ToolResult {
+    ToolResult::failed(
+        // The words of rat-core's own timeout of a tmux command (terminals::texts).
+        "The terminals did not answer in time: retrying may work.",
+        format!("{tool}: no answer from tmux within {} s", limit.as_secs()),
+    )
+}
+
+/// Counts the calls in flight, waits apart (the status line of issue 9 shows waits in flight).
+#[derive(Debug, Default)]
+pub struct InFlight {
+    calls: AtomicUsize,
+    waits: AtomicUsize,
+}
+
+impl InFlight {
+    /// The tool calls being run now, waits included.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+    /// The wait_window calls waiting now.
+    pub fn waits(&self) -> usize {
+        self.waits.load(Ordering::SeqCst)
+    }
+}
+
+struct Counted<'a>(&'a AtomicUsize);
+
+impl<'a> Counted<'a> {
+    fn new(counter: &'a AtomicUsize) -> Self {
+        counter.fetch_add(1, Ordering::SeqCst);
+        Self(counter)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs the nine tools of rat-core for the sessions of one tenant.
+pub(crate) struct Runner {
+    controller: Controller,
+    read_budget: ReadBudget,
+    pub(crate) in_flight: Arc<InFlight>,
+}
+
+impl Runner {
+    pub(crate) fn new(controller: Controller, read_budget: ReadBudget) -> Self {
+        Self {
+            controller,
+            read_budget,
+            in_flight: Arc::default(),
+        }
+    }
+
+    /// Runs `tool` with `arguments` in the session of `peer`. `request` fires when the HTTP
+    /// request ends (rmcp cancels the request's context): it ends a wait at once, as
+    /// [`Controller::announce_stop`] does when ratd stops.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        args: JsonObject,
+        peer: &Peer,
+        request: CancellationToken,
+    ) -> ToolResult {
+        let _call = Counted::new(&self.in_flight.calls);
+        match self.run(tool, args, peer, request).await {
+            Ok(result) | Err(result) => result,
+        }
+    }
+
+    async fn run(
+        &self,
+        tool: &str,
+        args: JsonObject,
+        peer: &Peer,
+        request: CancellationToken,
+    ) -> Result<ToolResult, ToolResult> {
+        let session = self.controller.session(&peer.client);
+        let bounded = |limit: Duration, result: Result<ToolResult, tokio::time::error::Elapsed>| {
+            result.unwrap_or_else(|_| tmux_not_answering(tool, limit))
+        };
+        Ok(match tool {
+            "list_windows" => bounded(
+                TOOL_TIMEOUT,
+                tokio::time::timeout(TOOL_TIMEOUT, session.list_windows()).await,
+            ),
+            "create_window" => {
+                let input: CreateWindow = arguments(tool, args)?;
+                bounded(
+                    TOOL_TIMEOUT,
+                    tokio::time::timeout(TOOL_TIMEOUT, session.create_window(input)).await,
+                )
+            }
+            "close_window" => {
+                let input: CloseWindow = arguments(tool, args)?;
+                bounded(
+                    TOOL_TIMEOUT,
+                    tokio::time::timeout(TOOL_TIMEOUT, session.close_window(input)).await,
+                )
+            }
+            "send_text" => {
+                let input: SendText = arguments(tool, args)?;
+                bounded(
+                    TOOL_TIMEOUT,
+                    tokio::time::timeout(TOOL_TIMEOUT, session.send_text(input)).await,
+                )
+            }
+            "send_keys" => {
+                let input: SendKeys = arguments(tool, args)?;
+                bounded(
+                    TOOL_TIMEOUT,
+                    tokio::time::timeout(TOOL_TIMEOUT, session.send_keys(input)).await,
+                )
+            }
+            "read_window" => {
+                let input: ReadWindow = arguments(tool, args)?;
+                bounded(
+                    TOOL_TIMEOUT,
+                    tokio::time::timeout(TOOL_TIMEOUT, session.read_window(input)).await,
+                )
+            }
+            "wait_window" => {
+                let input: WaitWindow = arguments(tool, args)?;
+                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
+                let _wait = Counted::new(&self.in_flight.waits);
+                bounded(
+                    limit,
+                    tokio::time::timeout(limit, session.wait_window(input, request)).await,
+                )
+            }
+            "write_file" => {
+                let input: WriteFile = arguments(tool, args)?;
+                files::write_file(input, TOOL_TIMEOUT).await
+            }
+            "read_file" => {
+                let input: ReadFile = arguments(tool, args)?;
+                files::read_file(input, self.read_budget, TOOL_TIMEOUT).await
+            }
+            other => {
+                return Err(ToolResult::refused(
+                    format!(
+                        "There is no tool named {other:?}: ratd offers {}.",
+                        rat_core::catalog::TOOL_NAMES.join(", ")
+                    ),
+                    format!("unknown tool {other:?}"),
+                ));
+            }
+        })
+    }
+}

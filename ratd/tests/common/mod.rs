@@ -1,0 +1,211 @@
+//! What the tests of ratd share: a bundle made by rat-core's generate (rat-tool's code), a real
+//! ratd started in-process on 127.0.0.1:0 with its real tmux server (a unique tenant per test,
+//! so a unique socket `rat-<tenant>`, killed at the end even when the test fails), and rmcp's
+//! own client over reqwest presenting a client certificate of the bundle.
+#![allow(dead_code, unreachable_pub)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rat_core::mtls;
+use rat_core::tools::ReadBudget;
+use ratd::{Config, InFlight, Listen, Ratd};
+use rmcp::RoleClient;
+use rmcp::model::{ClientConfig, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceExt};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio_util::sync::CancellationToken;
+
+/// Kills the tmux server of a tenant, by its socket only, when dropped.
+pub struct TmuxGuard {
+    pub socket: String,
+}
+
+impl Drop for TmuxGuard {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// A tenant name no other test uses: `rt-PID-N`.
+pub fn unique_tenant() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "rt{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// A bundle of `tenant` for `clients`, generated into a temporary directory.
+pub struct Bundle {
+    pub dir: tempfile::TempDir,
+    pub tenant: String,
+}
+
+impl Bundle {
+    pub fn generate(tenant: &str, clients: &[&str]) -> Bundle {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        mtls::generate(tenant, clients, &dir.path().join("b")).expect("bundle generated");
+        Bundle {
+            dir,
+            tenant: tenant.to_owned(),
+        }
+    }
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().join("b")
+    }
+    pub fn server_dir(&self) -> PathBuf {
+        mtls::server_dir(&self.root())
+    }
+    pub fn client_dir(&self, client: &str) -> PathBuf {
+        mtls::client_dir(&self.root(), client)
+    }
+    pub fn client_tls(&self, client: &str) -> rustls::ClientConfig {
+        let side = mtls::load_client(&self.client_dir(client)).expect("client side loads");
+        (*side.rustls_config()).clone()
+    }
+    pub fn config(&self) -> Config {
+        Config {
+            bundle: self.server_dir(),
+            listen: Listen::Host {
+                host: "127.0.0.1".into(),
+                port: 0,
+            },
+            read_budget: ReadBudget::DEFAULT,
+        }
+    }
+}
+
+/// A ratd serving in-process, stopped (and its tmux server killed) when dropped.
+pub struct Served {
+    pub bundle: Bundle,
+    pub addr: SocketAddr,
+    pub shutdown: CancellationToken,
+    pub task: Option<tokio::task::JoinHandle<()>>,
+    pub in_flight: Arc<InFlight>,
+    pub guard: TmuxGuard,
+}
+
+impl Served {
+    /// Generates a bundle for a fresh tenant with `clients` and starts ratd on it.
+    pub async fn start(clients: &[&str]) -> Served {
+        let tenant = unique_tenant();
+        let guard = TmuxGuard {
+            socket: format!("rat-{tenant}"),
+        };
+        let bundle = Bundle::generate(&tenant, clients);
+        let ratd = Ratd::start(bundle.config()).await.expect("ratd starts");
+        let addr = ratd.local_addrs()[0];
+        let in_flight = ratd.in_flight();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(ratd.serve(shutdown.clone()));
+        Served {
+            bundle,
+            addr,
+            shutdown,
+            task: Some(task),
+            in_flight,
+            guard,
+        }
+    }
+
+    pub fn tenant(&self) -> &str {
+        &self.bundle.tenant
+    }
+
+    pub fn url(&self) -> String {
+        format!("https://{}/mcp", self.addr)
+    }
+
+    /// An HTTP client presenting the certificate of `client`.
+    pub fn http(&self, client: &str) -> reqwest::Client {
+        http_client(self.bundle.client_tls(client))
+    }
+
+    /// rmcp's client for `client`, initialized with protocol `version`.
+    pub async fn mcp(&self, client: &str) -> RunningService<RoleClient, ClientConfig> {
+        self.mcp_version(client, ProtocolVersion::V_2025_11_25)
+            .await
+    }
+
+    /// rmcp's client for `client`, initialized with protocol `version`.
+    pub async fn mcp_version(
+        &self,
+        client: &str,
+        version: ProtocolVersion,
+    ) -> RunningService<RoleClient, ClientConfig> {
+        let mut info = ClientConfig::default();
+        info.protocol_version = version;
+        info.serve(self.transport(client))
+            .await
+            .expect("initialize succeeds")
+    }
+
+    /// rmcp's client for `client`, starting with server/discover (protocol 2026-07-28).
+    pub async fn mcp_discover(&self, client: &str) -> RunningService<RoleClient, ClientConfig> {
+        ClientConfig::default()
+            .serve_with_lifecycle(
+                self.transport(client),
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("discover succeeds")
+    }
+
+    pub fn transport(&self, client: &str) -> StreamableHttpClientTransport<reqwest::Client> {
+        StreamableHttpClientTransport::with_client(
+            self.http(client),
+            StreamableHttpClientTransportConfig::with_uri(self.url()),
+        )
+    }
+
+    /// Stops ratd as a signal would, and waits for it to be done.
+    pub async fn stop(&mut self) {
+        self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            task.await.expect("ratd's serve task ends");
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// A reqwest client over `tls`, HTTP/1.1 only.
+pub fn http_client(tls: rustls::ClientConfig) -> reqwest::Client {
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .http1_only()
+        .build()
+        .expect("reqwest client")
+}
+
+/// The pid of the tmux server on `socket`, asked to tmux itself.
+pub fn tmux_server_pid(socket: &str) -> Option<u32> {
+    let out = std::process::Command::new("tmux")
+        .args(["-L", socket, "display-message", "-p", "#{pid}"])
+        .output()
+        .ok()?;
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+}
+
+/// Whether a tmux server answers on `socket`.
+pub fn tmux_server_running(socket: &str) -> bool {
+    tmux_server_pid(socket).is_some()
+}
+
+pub fn path_str(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,353 @@
+//! ratd's door, tested from outside: a real ratd on 127.0.0.1:0 with its tmux server, real TLS
+//! with a bundle from rat-core's generate, rmcp's client and raw HTTP/TLS clients.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{Bundle, Served, TmuxGuard, tmux_server_pid, unique_tenant};
+use rmcp::model::ProtocolVersion;
+use rustls::pki_types::ServerName;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn host() -> String {
+    ratd::host_name()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_2025_11_25_tells_title_and_instructions() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+    let server_info = info.server_info.clone().expect("server info");
+    assert_eq!(server_info.name, "rat");
+    assert_eq!(
+        server_info.title.as_deref(),
+        Some(format!("rat {} on {}", served.tenant(), host()).as_str())
+    );
+    let instructions = info.instructions.clone().expect("instructions");
+    assert!(
+        instructions.starts_with(&format!(
+            "rat gives you persistent terminals on {}:",
+            host()
+        )),
+        "{instructions}"
+    );
+    client.cancel().await.expect("client closes");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_version_from_2025_03_26_is_served_and_2024_11_05_is_offered_2025_11_25() {
+    let mut served = Served::start(&["alice"]).await;
+    for (asked, agreed) in [
+        (ProtocolVersion::V_2024_11_05, ProtocolVersion::V_2025_11_25),
+        (ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2025_03_26),
+        (ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_06_18),
+        (ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_11_25),
+    ] {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.protocol_version = asked.clone();
+        // rmcp's client refuses a version it did not ask for: read the raw answer instead.
+        let response = served
+            .http("alice")
+            .post(served.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(
+                serde_json::json!({
+                    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {
+                        "protocolVersion": asked.as_str(),
+                        "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "1"}
+                    }
+                })
+                .to_string(),
+            )
+            .send()
+            .await
+            .expect("initialize answered");
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/json",
+            "JSON responses, no event stream"
+        );
+        assert!(
+            response.headers().get("mcp-session-id").is_none(),
+            "stateless: no MCP session"
+        );
+        let body: serde_json::Value = response.json().await.expect("JSON body");
+        assert_eq!(
+            body["result"]["protocolVersion"],
+            agreed.as_str(),
+            "asked {asked}"
+        );
+    }
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discover_2026_07_28_tells_versions_title_and_instructions() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp_discover("alice").await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
+    assert_eq!(
+        info.server_info.as_ref().and_then(|i| i.title.clone()),
+        Some(format!("rat {} on {}", served.tenant(), host()))
+    );
+    assert!(info.instructions.as_deref().unwrap_or("").contains(&host()));
+    let tools = client
+        .list_all_tools()
+        .await
+        .expect("tools/list at 2026-07-28");
+    assert_eq!(tools.len(), 9);
+    client.cancel().await.expect("client closes");
+
+    // The raw answer lists the versions served.
+    let response = served
+        .http("alice")
+        .post(served.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .body(
+            serde_json::json!({
+                "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}
+                }}
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("discover answered");
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.expect("JSON body");
+    assert_eq!(
+        body["result"]["supportedVersions"],
+        serde_json::json!(["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]),
+        "{body}"
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_has_the_nine_tools_with_every_hint_set() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, rat_core::catalog::TOOL_NAMES);
+    let mut table = String::new();
+    for tool in &tools {
+        let a = tool.annotations.as_ref().expect("annotations");
+        table.push_str(&format!(
+            "{:<14} read_only={:?} destructive={:?} idempotent={:?} open_world={:?}\n",
+            tool.name, a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint
+        ));
+        assert!(
+            a.read_only_hint.is_some()
+                && a.destructive_hint.is_some()
+                && a.idempotent_hint.is_some()
+                && a.open_world_hint.is_some(),
+            "{}: every hint set",
+            tool.name
+        );
+        assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+    }
+    insta::assert_snapshot!(table);
+    client.cancel().await.expect("client closes");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_path_is_404_and_get_delete_are_405() {
+    let mut served = Served::start(&["alice"]).await;
+    let http = served.http("alice");
+    let other = http
+        .get(format!("https://{}/other", served.addr))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(other.status(), 404);
+    assert_eq!(
+        other.text().await.unwrap(),
+        "404 page not found: ratd serves MCP at /mcp only\n"
+    );
+    let post_other = http
+        .post(format!("https://{}/mcp/", served.addr))
+        .body("{}")
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(post_other.status(), 404);
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = http
+            .request(method.clone(), served.url())
+            .header("accept", "application/json, text/event-stream")
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status(), 405, "{method}");
+        assert_eq!(response.headers()["allow"], "POST");
+    }
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_4_mib_is_413() {
+    let mut served = Served::start(&["alice"]).await;
+    let http = served.http("alice");
+    let post = |size: usize| {
+        // A JSON string of `size` bytes in all: a tool call as large as the body.
+        let prefix = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_text","arguments":{"window":"main","enter":false,"text":""#;
+        let suffix = r#""}}}"#;
+        let mut body = String::with_capacity(size);
+        body.push_str(prefix);
+        body.push_str(&"a".repeat(size - prefix.len() - suffix.len()));
+        body.push_str(suffix);
+        assert_eq!(body.len(), size);
+        http.post(served.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body)
+            .send()
+    };
+    let over = post(4 * 1024 * 1024 + 1).await.expect("answered");
+    assert_eq!(over.status(), 413);
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_certificate_fails_the_handshake() {
+    let mut served = Served::start(&["alice"]).await;
+    // rat-core's client config, with its certificate resolver taken out.
+    let mut tls = served.bundle.client_tls("alice");
+    tls.client_auth_cert_resolver = Arc::new(NoCertificate);
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls));
+    let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let mut stream = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .expect("TLS 1.3: the client finishes its side before the server refuses");
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-length: 2\r\n\r\n{}")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    let error = stream
+        .read_to_end(&mut buf)
+        .await
+        .expect_err("the server refuses the handshake");
+    assert!(
+        buf.is_empty(),
+        "nothing served: {:?}",
+        String::from_utf8_lossy(&buf)
+    );
+    assert_eq!(
+        error.to_string(),
+        "received fatal alert: CertificateRequired"
+    );
+    served.stop().await;
+}
+
+#[derive(Debug)]
+struct NoCertificate;
+
+impl rustls::client::ResolvesClientCert for NoCertificate {
+    fn resolve(
+        &self,
+        _: &[&[u8]],
+        _: &[rustls::SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        None
+    }
+    fn has_certs(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_is_never_served() {
+    let mut served = Served::start(&["alice"]).await;
+    let mut tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    tcp.write_all(
+        b"POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 2\r\n\r\n{}",
+    )
+    .await
+    .unwrap();
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut buf))
+        .await
+        .expect("ratd closes the connection");
+    assert!(
+        !buf.starts_with(b"HTTP/"),
+        "plain HTTP served: {:?}",
+        String::from_utf8_lossy(&buf)
+    );
+    // What comes back, if anything, is a TLS alert record (content type 21), then the close.
+    assert!(buf.is_empty() || buf[0] == 21, "{buf:?} ({read:?})");
+
+    // And reqwest speaking http:// gets no HTTP answer either.
+    let plain = served.http("alice");
+    let error = plain
+        .post(format!("http://{}/mcp", served.addr))
+        .body("{}")
+        .send()
+        .await
+        .expect_err("no HTTP answer over plain TCP");
+    assert!(
+        error.is_request() || error.is_connect() || error.is_body(),
+        "{error:?}"
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_ratd_for_the_tenant_exits_naming_the_first_tmux_pid() {
+    let mut served = Served::start(&["alice"]).await;
+    let pid = tmux_server_pid(&format!("rat-{}", served.tenant())).expect("tmux server pid");
+    let Err(error) = ratd::Ratd::start(served.bundle.config()).await else {
+        panic!("a second ratd started for tenant {}", served.tenant());
+    };
+    let message = error.to_string();
+    assert!(message.contains(&pid.to_string()), "{message}");
+    insta::assert_snapshot!(
+        message
+            .replace(&pid.to_string(), "PID")
+            .replace(served.tenant(), "TENANT")
+    );
+    // The first one still serves.
+    let client = served.mcp("alice").await;
+    client.cancel().await.expect("client closes");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bundle_that_does_not_load_is_a_clear_error() {
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle::generate(&tenant, &["alice"]);
+    let mut config = bundle.config();
+    config.bundle = bundle.client_dir("alice");
+    let Err(error) = ratd::Ratd::start(config).await else {
+        panic!("ratd started with a client directory");
+    };
+    insta::assert_snapshot!(
+        error
+            .to_string()
+            .replace(&common::path_str(bundle.dir.path()), "TMP")
+    );
+}
