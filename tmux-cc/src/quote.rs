@@ -84,7 +84,10 @@ impl fmt::Display for QuoteError {
         match &self.kind {
             QuoteErrorKind::Nul { argument, offset } => {
                 match argument {
-                    Some(i) => write!(f, "argument {i} holds a NUL byte at byte offset {offset}")?,
+                    Some(i) => write!(
+                        f,
+                        "argument {i} (counting from 0) holds a NUL byte at byte offset {offset}"
+                    )?,
                     None => write!(f, "the argument holds a NUL byte at byte offset {offset}")?,
                 }
                 write!(
@@ -223,7 +226,7 @@ pub mod model {
     /// Why the model cannot lex the line, or what tmux would reject or expand.
     #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
     pub enum LexError {
-        /// tmux would report a syntax error (bad escape, unterminated quote...).
+        /// tmux would report a syntax error (a bad escape).
         #[error("tmux would reject the line: {0}")]
         Syntax(&'static str),
         /// The result would depend on tmux's environment or locale (`$`, `~`, `\u`).
@@ -416,11 +419,8 @@ pub mod model {
                 last = state;
                 ch = self.getc();
             }
+            // No check that quotes were closed: tmux 3.3a takes `'open` as the word `open`.
             self.ungetc(ch);
-            if state != State::None {
-                // tmux: the token ends at EOF inside quotes and the grammar then fails.
-                return Err(LexError::Syntax("unterminated quotes"));
-            }
             Ok(buf)
         }
 
