@@ -246,7 +246,13 @@ async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Re
                 ),
             ));
         }
-        Ok(Err(e)) => return Err(fail(out, "MCP", &format!("initialize failed: {e}"))),
+        Ok(Err(e)) => {
+            return Err(fail(
+                out,
+                "MCP",
+                &format!("initialize failed: {}", initialize_error(&e)),
+            ));
+        }
         Ok(Ok(service)) => service,
     };
     let Some(peer) = service.peer_info() else {
@@ -287,7 +293,11 @@ async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Re
                 MCP_TIMEOUT.as_secs()
             ),
         )),
-        Ok(Err(e)) => Err(fail(out, "Tools", &format!("tools/list failed: {e}"))),
+        Ok(Err(e)) => Err(fail(
+            out,
+            "Tools",
+            &format!("tools/list failed: {}", innermost(&e)),
+        )),
         Ok(Ok(tools)) => {
             ok(
                 out,
@@ -309,6 +319,27 @@ async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Re
     };
     let _ = service.cancel().await;
     result
+}
+
+/// Why initialize failed: for a transport failure, its innermost reason (rmcp's message names
+/// the Rust types of its transport).
+fn initialize_error(e: &rmcp::service::ClientInitializeError) -> String {
+    match e {
+        rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+            innermost(error.error.as_ref())
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The message of the innermost source of `e`: the reason, without the layers of the client's
+/// transport (whose messages name Rust types).
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut e = e;
+    while let Some(source) = e.source() {
+        e = source;
+    }
+    e.to_string()
 }
 
 /// `text` wrapped to [`TEXT_WIDTH`], its first line indented by `first`, the others by `rest`.
