@@ -1,0 +1,271 @@
+//! The nine tools through a real ratd: rmcp's client over mTLS, a real tmux server and bash.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Served, tmux_server_running};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, JsonObject};
+use rmcp::service::{PeerRequestOptions, RunningService};
+use serde_json::json;
+
+type Client = RunningService<RoleClient, rmcp::model::ClientConfig>;
+
+async fn call(client: &Client, tool: &str, arguments: serde_json::Value) -> CallToolResult {
+    let arguments: JsonObject = match arguments {
+        serde_json::Value::Object(map) => map,
+        other => panic!("arguments must be an object: {other}"),
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|error| panic!("{tool}: {error}"))
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Waits until `window` of `client` shows a prompt: wait_window for its first prompt.
+async fn wait_prompt(client: &Client, window: &str) {
+    let result = call(
+        client,
+        "wait_window",
+        json!({"window": window, "max_seconds": 10}),
+    )
+    .await;
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_call_of_each_tool() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("notes.txt");
+    let file = file.to_str().unwrap();
+
+    let listed = call(&client, "list_windows", json!({})).await;
+    assert_eq!(listed.is_error, Some(false));
+    assert!(text(&listed).contains("main"), "{}", text(&listed));
+
+    let created = call(&client, "create_window", json!({"name": "build"})).await;
+    assert_eq!(created.is_error, Some(false), "{}", text(&created));
+    wait_prompt(&client, "build").await;
+
+    let sent = call(
+        &client,
+        "send_text",
+        json!({"window": "build", "text": "echo rat$((6*7))", "enter": true}),
+    )
+    .await;
+    assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
+
+    let waited = call(
+        &client,
+        "wait_window",
+        json!({"window": "build", "max_seconds": 10}),
+    )
+    .await;
+    assert_eq!(waited.is_error, Some(false), "{}", text(&waited));
+    assert!(
+        text(&waited).starts_with("build: the command finished "),
+        "{}",
+        text(&waited)
+    );
+
+    let read = call(&client, "read_window", json!({"window": "build"})).await;
+    assert_eq!(read.is_error, Some(false));
+    assert!(text(&read).contains("\nrat42\n"), "{}", text(&read));
+
+    let keys = call(
+        &client,
+        "send_keys",
+        json!({"window": "build", "keys": ["e", "c", "h", "o", "Space", "k", "Enter"]}),
+    )
+    .await;
+    assert_eq!(keys.is_error, Some(false), "{}", text(&keys));
+
+    let written = call(
+        &client,
+        "write_file",
+        json!({"path": file, "content": "one\ntwo\n"}),
+    )
+    .await;
+    assert_eq!(written.is_error, Some(false), "{}", text(&written));
+
+    let file_read = call(&client, "read_file", json!({"path": file})).await;
+    assert_eq!(file_read.is_error, Some(false), "{}", text(&file_read));
+    assert!(
+        text(&file_read).ends_with("\none\ntwo\n"),
+        "{}",
+        text(&file_read)
+    );
+
+    let closed = call(&client, "close_window", json!({"name": "build"})).await;
+    assert_eq!(closed.is_error, Some(false), "{}", text(&closed));
+    let listed = call(&client, "list_windows", json!({})).await;
+    assert!(!text(&listed).contains("build"), "{}", text(&listed));
+
+    insta::assert_snapshot!(
+        "each_tool",
+        [
+            (
+                "create_window",
+                text(&created).replace(&std::env::var("HOME").unwrap(), "HOME")
+            ),
+            ("send_text", text(&sent)),
+            ("send_keys", text(&keys)),
+            ("write_file", text(&written).replace(file, "FILE")),
+            ("close_window", text(&closed)),
+        ]
+        .iter()
+        .map(|(tool, text)| format!("{tool}: {text}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+    );
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_arguments_are_a_result_with_is_error_telling_what_is_wrong() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let missing = call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "ls"}),
+    )
+    .await;
+    assert_eq!(missing.is_error, Some(true));
+    let wrong_type = call(
+        &client,
+        "read_window",
+        json!({"window": "main", "scrollback_rows": -3}),
+    )
+    .await;
+    assert_eq!(wrong_type.is_error, Some(true));
+    insta::assert_snapshot!(format!("{}\n{}", text(&missing), text(&wrong_type)));
+
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("rm_rf"))
+        .await
+        .expect_err("an unknown tool is a protocol error");
+    insta::assert_snapshot!(unknown.to_string());
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_see_only_their_own_windows() {
+    let mut served = Served::start(&["alice", "bob"]).await;
+    let alice = served.mcp("alice").await;
+    let bob = served.mcp("bob").await;
+    let created = call(&alice, "create_window", json!({"name": "alpha"})).await;
+    assert_eq!(created.is_error, Some(false), "{}", text(&created));
+    let bobs = text(&call(&bob, "list_windows", json!({})).await);
+    assert!(!bobs.contains("alpha"), "{bobs}");
+    let alices = text(&call(&alice, "list_windows", json!({})).await);
+    assert!(alices.contains("alpha"), "{alices}");
+    let read = call(&bob, "read_window", json!({"window": "alpha"})).await;
+    assert_eq!(read.is_error, Some(true), "{}", text(&read));
+    alice.cancel().await.unwrap();
+    bob.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_window_cancelled_by_the_client_ends_within_100_ms() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    wait_prompt(&client, "main").await;
+    let sent = call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "sleep 60", "enter": true}),
+    )
+    .await;
+    assert_eq!(sent.is_error, Some(false));
+    let mut arguments = JsonObject::new();
+    arguments.insert("window".into(), json!("main"));
+    arguments.insert("max_seconds".into(), json!(50));
+    let handle = client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new("wait_window").with_arguments(arguments),
+            )),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("wait sent");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while served.in_flight.waits() == 0 {
+        assert!(Instant::now() < deadline, "the wait never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let cancelled = Instant::now();
+    handle
+        .cancel(Some("test".into()))
+        .await
+        .expect("cancel sent");
+    while served.in_flight.waits() > 0 {
+        assert!(
+            cancelled.elapsed() < Duration::from_millis(100),
+            "the wait still runs {:?} after the client cancelled it",
+            cancelled.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_answers_waits_at_once_then_stops_tmux() {
+    let mut served = Served::start(&["alice"]).await;
+    let socket = served.guard.socket.clone();
+    let client = served.mcp("alice").await;
+    wait_prompt(&client, "main").await;
+    call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "sleep 60", "enter": true}),
+    )
+    .await;
+    let waiting = {
+        let peer = client.peer().clone();
+        tokio::spawn(async move {
+            let mut arguments = JsonObject::new();
+            arguments.insert("window".into(), json!("main"));
+            arguments.insert("max_seconds".into(), json!(50));
+            peer.call_tool(CallToolRequestParams::new("wait_window").with_arguments(arguments))
+                .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while served.in_flight.waits() == 0 {
+        assert!(Instant::now() < deadline, "the wait never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let stopping = Instant::now();
+    served.shutdown.cancel();
+    let answered = waiting.await.unwrap().expect("the wait is answered");
+    assert!(
+        stopping.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        stopping.elapsed()
+    );
+    insta::assert_snapshot!(text(&answered));
+    served.stop().await;
+    assert!(!tmux_server_running(&socket), "the tmux server is left");
+    // And the door is closed.
+    let refused = tokio::net::TcpStream::connect(served.addr).await;
+    assert!(refused.is_err(), "ratd still accepts connections");
+}
