@@ -2,16 +2,15 @@
 //! by a Drop guard), one home directory per test (so startup files are the test's own).
 //! Result texts are snapshot-tested, with relative times and the home directory redacted.
 
-#[path = "terminals_common.rs"]
-mod common;
+mod terminals_common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
 use rat_core::terminals::{
     CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, TerminalCheck, WaitWindow,
 };
 use rat_core::tools::{Outcome, ReadBudget};
+use terminals_common::*;
 use tokio_util::sync::CancellationToken;
 
 fn text(window: &str, text: &str, enter: bool) -> SendText {
@@ -182,10 +181,12 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     );
     let t = f.controller.session("s");
     f.ready("s", "main").await;
+    f.read_until("s", "main", 0, |s| s == "$").await;
     let sent = t.send_text(text("main", "echo one\necho two", false)).await;
     insta::assert_snapshot!(shown(&f, &sent), @"(ok) Pasted 17 characters into main, without Enter.");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let screen = t.read_window(read("main", 0)).await;
+    let screen = f
+        .read_until("s", "main", 0, |s| s.ends_with("echo two"))
+        .await;
     // Both lines wait on the command line: nothing ran.
     insta::assert_snapshot!(shown(&f, &screen), @r"
     (ok) $ echo one
@@ -216,7 +217,18 @@ async fn a_mebibyte_paste_arrives_whole() {
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > big.txt", true))
         .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    eventually("cat runs", || {
+        f.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=s:=main",
+            "#{pane_current_command}",
+        ])
+        .trim()
+            == "cat"
+    })
+    .await;
     // 1 MiB of lines of 128 bytes (a terminal's line discipline takes 4095 at most per line).
     let line = format!(
         "{}\n",
@@ -248,7 +260,18 @@ async fn inputs_sent_at_once_never_interleave() {
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > mixed.txt", true))
         .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    eventually("cat runs", || {
+        f.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=s:=main",
+            "#{pane_current_command}",
+        ])
+        .trim()
+            == "cat"
+    })
+    .await;
     let mut tasks = Vec::new();
     for letter in 'a'..='h' {
         let t = t.clone();
@@ -326,8 +349,9 @@ async fn less_is_read_full_screen_with_its_cursor() {
             == "1"
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let screen = t.read_window(read("main", 100)).await;
+    let screen = f
+        .read_until("s", "main", 100, |s| s.ends_with("(END)"))
+        .await;
     insta::assert_snapshot!(shown(&f, &screen));
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @"(ok) main: less in ~, active Ns ago, full-screen program");
@@ -353,10 +377,13 @@ async fn vim_is_read_full_screen_with_its_cursor() {
             == "1"
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    f.read_until("s", "main", 0, |s| s.contains("v.txt")).await;
     t.send_keys(keys("main", &["j", "l"])).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let screen = t.read_window(read("main", 0)).await;
+    let screen = f
+        .read_until("s", "main", 0, |s| {
+            s.starts_with("[full-screen program, cursor at row 2, column 2]")
+        })
+        .await;
     let first = screen.text.lines().next().unwrap();
     assert_eq!(
         first, "[full-screen program, cursor at row 2, column 2]",
@@ -380,9 +407,7 @@ async fn a_long_line_is_cut_at_a_character_boundary() {
         .await;
     assert!(done.text.contains("exit status 0"), "{}", done.text);
     let screen = f
-        .controller
-        .session("s")
-        .read_window(read("main", 10_000))
+        .read_until("s", "main", 10_000, |s| s.ends_with("\n$"))
         .await;
     assert_eq!(screen.outcome, Outcome::Ok);
     assert!(
@@ -592,8 +617,7 @@ async fn bad_inputs_are_refused_and_nothing_is_sent() {
         .send_keys(keys("main", &["PgUp", "DC", "C-a", "C-k"]))
         .await;
     assert_eq!(aliases.outcome, Outcome::Ok, "{}", aliases.text);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let screen = t.read_window(read("main", 0)).await;
+    let screen = f.read_until("s", "main", 0, |s| s == "$").await;
     insta::assert_snapshot!(shown(&f, &screen), @"(ok) $");
 }
 

@@ -2,11 +2,10 @@
 //! none (systemd), where tmux would print `_` for non-ASCII without `-u`, and bash would mangle
 //! its input without `LC_ALL=C.UTF-8` in the terminals.
 
-#[path = "terminals_common.rs"]
-mod common;
+mod terminals_common;
 
-use common::*;
 use rat_core::terminals::{ReadWindow, SendText};
+use terminals_common::*;
 
 const LOCALE: [&str; 3] = ["LANG", "LC_ALL", "LC_CTYPE"];
 

@@ -558,10 +558,18 @@ impl Inner {
             // The only way list-windows fails on a running server: the session is missing.
             return Ok(None);
         }
+        let home = self.config.home.to_string_lossy();
         Ok(Some(
             lines(&reply)
                 .iter()
                 .filter_map(|l| parse_window(l, false))
+                .map(|mut w| {
+                    if w.path.is_empty() {
+                        // bash just starting: tmux started it in the home directory.
+                        w.path = home.to_string();
+                    }
+                    w
+                })
                 .collect(),
         ))
     }

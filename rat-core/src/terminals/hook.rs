@@ -5,7 +5,11 @@
 //! 2. turns bracketed paste on (`bind 'set enable-bracketed-paste on'`): bash 4.4 and 5.0 have it
 //!    off by default, and an inputrc can turn it off; `PROMPT_COMMAND` runs after the startup
 //!    files, so the setting holds whatever they say;
-//! 3. records the prompt in the pane user option `@rat_prompt` as `TIME:STATUSES` (`-` at the
+//! 3. tells the terminal at once that bracketed paste is on (`ESC[?2004h`, which readline sends
+//!    again when it starts reading the line): the prompt is recorded from a tmux client that
+//!    may reach tmux before readline has started, and a paste sent then must still be
+//!    bracketed, or its lines would run one by one;
+//! 4. records the prompt in the pane user option `@rat_prompt` as `TIME:STATUSES` (`-` at the
 //!    first prompt of a bash, which follows its startup files, not a command), and unsets
 //!    `@rat_input`, the option each input sets to its own time: "finished" is then a prompt
 //!    recorded since the last input, with no state in rat.
@@ -33,6 +37,7 @@ pub(crate) fn prompt_command(tmux: &Path) -> String {
     format!(
         "__rat_s=(\"${{PIPESTATUS[@]}}\"); \
          bind 'set enable-bracketed-paste on' >/dev/null 2>&1; \
+         [ -t 1 ] && printf '\\e[?2004h'; \
          if [ -n \"${{TMUX-}}\" ] && [ -n \"${{TMUX_PANE-}}\" ]; then \
          if [ -z \"${{__rat_up-}}\" ]; then __rat_up=1; __rat_p=-; \
          else printf -v __rat_p '%s,' \"${{__rat_s[@]}}\"; __rat_p=${{__rat_p%,}}; fi; \

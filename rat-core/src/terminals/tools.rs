@@ -600,7 +600,9 @@ impl Terminals {
                             "window closed while waiting",
                         ));
                     };
-                    if w.finished() {
+                    // Finished in two polls in a row: the hook records the prompt from a
+                    // tmux client that can reach tmux before bash has printed its prompt.
+                    if w.finished() && last.as_ref().is_some_and(WindowInfo::finished) {
                         return Ok(ToolResult::ok(self.finished_text(window, w, &check)));
                     }
                     last = Some(w.clone());

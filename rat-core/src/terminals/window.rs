@@ -103,6 +103,13 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let prompt = Prompt::parse(&field('p')?);
     let command = field('c')?;
     let path = field('d')?;
+    // A pane whose bash is just starting may not tell its command nor directory yet: tmux
+    // started bash there, in the home directory (filled in by the caller).
+    let command = if command.is_empty() {
+        "bash".to_string()
+    } else {
+        command
+    };
     Some(WindowInfo {
         session,
         name,
@@ -144,7 +151,10 @@ mod tests {
         assert!(!w.finished());
         let w = parse_window(r"sme nmain a1 f1 h0 i5 p c d", true).unwrap();
         assert_eq!(w.session.as_deref(), Some("me"));
-        assert_eq!((w.input, w.prompt, w.command.as_str()), (Some(5), None, ""));
+        assert_eq!(
+            (w.input, w.prompt, w.command.as_str()),
+            (Some(5), None, "bash")
+        );
         assert_eq!(parse_window("garbage", false), None);
         // A prompt value rat did not write reads as no prompt.
         let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) cbash d/", false).unwrap();

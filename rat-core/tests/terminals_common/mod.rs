@@ -1,4 +1,4 @@
-// Shared by the terminals tests: included with `#[path]`, not a test target of its own.
+//! Shared by the terminals tests: a controller per test on a private socket, helpers.
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
@@ -169,4 +169,32 @@ pub async fn eventually<F: Fn() -> bool>(what: &str, f: F) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("never happened: {what}");
+}
+
+impl Fixture {
+    /// Reads `window` until its text satisfies `until` (at most 10 s), and returns that read.
+    pub async fn read_until(
+        &self,
+        s: &str,
+        window: &str,
+        rows: u32,
+        until: impl Fn(&str) -> bool,
+    ) -> ToolResult {
+        let t = self.controller.session(s);
+        let mut last = String::new();
+        for _ in 0..500 {
+            let r = t
+                .read_window(rat_core::terminals::ReadWindow {
+                    window: window.into(),
+                    scrollback_rows: Some(rows),
+                })
+                .await;
+            if until(&r.text) {
+                return r;
+            }
+            last = r.text;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the screen never showed what was expected; last read:\n{last}");
+    }
 }
