@@ -487,3 +487,46 @@ fn openssl_shows_the_profile() {
     assert!(!server.contains("Subject Alternative Name"), "{server}");
     assert!(x509_text(&a.join("server/ca.crt")).contains("CA:TRUE, pathlen:0"));
 }
+
+/// A bundle made by another tool with the same layout and profile (here the openssl command
+/// line, as the Go rat-tool would write it: PKCS#8 keys, CA path length 0, EKU only) loads on
+/// both sides and connects: the loader depends on the profile, not on rcgen's encoding.
+#[tokio::test]
+async fn a_bundle_made_with_openssl_loads_and_connects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = r#"
+set -e
+umask 077
+mkdir -p server clients/alice
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+key ca.key
+openssl req -x509 -new -key ca.key -subj "/O=rat CA/CN=prod" -days 3650 \
+  -addext "basicConstraints=critical,CA:TRUE,pathlen:0" -addext "keyUsage=critical,keyCertSign" \
+  -out ca.crt
+leaf() { # DIR ROLE CN EKU
+  key "$1/$2.key"
+  printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=%s\n' "$4" > ext
+  openssl req -new -key "$1/$2.key" -subj "/CN=$3" -out req.csr
+  openssl x509 -req -in req.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 -extfile ext -out "$1/$2.crt" 2>/dev/null
+  cp ca.crt "$1/ca.crt"
+}
+leaf server server prod serverAuth
+leaf clients/alice client alice clientAuth
+"#;
+    let out = Command::new("bash")
+        .args(["-c", script])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = mtls::load_server(&tmp.path().join("server")).unwrap();
+    let client = mtls::load_client(&tmp.path().join("clients/alice")).unwrap();
+    assert_eq!((server.tenant(), client.client_name()), ("prod", "alice"));
+    let o = connect(server.rustls_config(), client.rustls_config()).await;
+    assert_eq!(o.server.as_deref().unwrap(), "alice");
+    assert_eq!(o.client_read.as_deref().unwrap(), "hello alice");
+}
