@@ -1,0 +1,173 @@
+//! End to end: the official Python MCP SDK's stdio client (`mcp` 2.3.0 on PyPI) starts the
+//! real `rat`, which relays to a real ratd (in-process, its real tmux server on a private
+//! socket, real bash, a real bundle), and calls every tool: once with the initialize handshake
+//! (protocol 2025-11-25), once with server/discover (protocol 2026-07-28, the SEP-2243 headers
+//! checked by ratd's rmcp).
+//!
+//! Needs `python3` with `mcp==2.3.0` (`python3 -m pip install mcp==2.3.0`).
+
+mod common;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::Bundle;
+use rat_core::tools::ReadBudget;
+use ratd::{Config, Listen, Ratd};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// Kills the tmux server of the test's tenant, by its socket only, even when the test fails.
+struct TmuxGuard(String);
+
+impl Drop for TmuxGuard {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.0, "kill-server"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+fn unique_tenant() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "re{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// Runs the Python client against a fresh ratd; returns what it printed.
+async fn python_client(mode: &str) -> Value {
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard(format!("rat-{tenant}"));
+    let bundle = Bundle::new(&tenant, &["agent"]);
+    let ratd = Ratd::start(Config {
+        bundle: bundle.server_dir(),
+        listen: Listen::Host {
+            host: "127.0.0.1".into(),
+            port: 0,
+        },
+        read_budget: ReadBudget::DEFAULT,
+    })
+    .await
+    .expect("ratd starts");
+    let addr = ratd.local_addrs()[0];
+    let shutdown = CancellationToken::new();
+    let serving = tokio::spawn(ratd.serve(shutdown.clone()));
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/python_client.py");
+    let output = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new("python3")
+            .arg(&script)
+            .arg(env!("CARGO_BIN_EXE_rat"))
+            .arg(addr.to_string())
+            .arg(bundle.client_dir("agent"))
+            .arg(mode)
+            .env_remove("HTTPS_PROXY")
+            .env_remove("https_proxy")
+            .env_remove("ALL_PROXY")
+            .env_remove("all_proxy")
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the Python client finishes within 120 s")
+    .expect("python3 runs (install the client with: python3 -m pip install mcp==2.3.0)");
+    shutdown.cancel();
+    let _ = serving.await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python client failed: {}\n{stderr}",
+        output.status
+    );
+    // rat logged one debug line per message, never their content.
+    assert!(stderr.contains("rat started"), "{stderr}");
+    assert!(stderr.contains("relayed method=\"tools/call\""), "{stderr}");
+    assert!(
+        !stderr.contains("rat-e2e"),
+        "no content in rat's logs: {stderr}"
+    );
+    serde_json::from_slice(&output.stdout).expect("the client prints JSON")
+}
+
+fn check_calls(out: &Value) {
+    let tools: Vec<&str> = out["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "close_window",
+            "create_window",
+            "list_windows",
+            "read_file",
+            "read_window",
+            "send_keys",
+            "send_text",
+            "wait_window",
+            "write_file"
+        ]
+    );
+    let calls = &out["calls"];
+    for name in [
+        "list_windows",
+        "create_window",
+        "send_text",
+        "wait_window",
+        "read_window",
+        "send_keys",
+        "write_file",
+        "read_file",
+        "close_window",
+    ] {
+        assert_eq!(calls[name]["is_error"], false, "{name}: {}", calls[name]);
+    }
+    let text = |name: &str| calls[name]["text"].as_str().unwrap().to_owned();
+    assert!(
+        text("list_windows").contains("main"),
+        "{}",
+        text("list_windows")
+    );
+    assert!(
+        text("read_window").contains("rat-e2e-42 é"),
+        "{}",
+        text("read_window")
+    );
+    assert!(
+        text("wait_window").starts_with("build: the command finished"),
+        "{}",
+        text("wait_window")
+    );
+    assert!(
+        text("read_file").ends_with("one\ntwo é\n"),
+        "{}",
+        text("read_file")
+    );
+    assert_eq!(
+        calls["unknown_window"]["is_error"], true,
+        "{}",
+        calls["unknown_window"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_calls_every_tool_through_rat_with_initialize() {
+    let out = python_client("legacy").await;
+    assert_eq!(out["protocol_version"], "2025-11-25");
+    check_calls(&out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_calls_every_tool_through_rat_with_discover() {
+    let out = python_client("auto").await;
+    assert_eq!(out["protocol_version"], "2026-07-28");
+    check_calls(&out);
+}
