@@ -351,3 +351,99 @@ async fn a_bundle_that_does_not_load_is_a_clear_error() {
             .replace(&common::path_str(bundle.dir.path()), "TMP")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_host_listens_on_ipv6_and_ipv4_together() {
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle::generate(&tenant, &["alice"]);
+    let mut config = bundle.config();
+    config.listen = ratd::Listen::AllInterfaces { port: 0 };
+    let ratd = ratd::Ratd::start(config).await.expect("ratd starts");
+    let addrs = ratd.local_addrs();
+    assert_eq!(addrs.len(), 1, "{addrs:?}");
+    let port = addrs[0].port();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let task = tokio::spawn(ratd.serve(shutdown.clone()));
+    let http = common::http_client(bundle.client_tls("alice"));
+    let mut hosts = vec!["127.0.0.1"];
+    if addrs[0].is_ipv6() {
+        // [::] with IPV6_V6ONLY off; IPv4 alone (0.0.0.0) only where IPv6 is disabled.
+        assert_eq!(addrs[0].ip(), std::net::Ipv6Addr::UNSPECIFIED);
+        hosts.push("[::1]");
+    } else {
+        assert_eq!(addrs[0].ip(), std::net::Ipv4Addr::UNSPECIFIED);
+    }
+    for host in hosts {
+        let response = http
+            .get(format!("https://{host}:{port}/elsewhere"))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{host}: {e}"));
+        assert_eq!(response.status(), 404, "{host}");
+    }
+    shutdown.cancel();
+    task.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshakes_and_headers_get_10_seconds_idle_connections_2_minutes() {
+    let mut served = Served::start(&["alice"]).await;
+    let tls = Arc::new(served.bundle.client_tls("alice"));
+
+    // A: a TCP connection that never starts its handshake.
+    let mut silent = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    // B: a handshake, then half a request header.
+    let connector = tokio_rustls::TlsConnector::from(tls.clone());
+    let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let mut slow = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: ratd\r\n")
+        .await
+        .unwrap();
+    // C: a kept-alive connection, idle for longer than the header timeout between requests.
+    let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let mut idle = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .unwrap();
+    let request = b"GET /elsewhere HTTP/1.1\r\nhost: ratd\r\n\r\n";
+    idle.write_all(request).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = idle.read(&mut buf).await.unwrap();
+    assert!(
+        buf[..n].starts_with(b"HTTP/1.1 404"),
+        "{:?}",
+        String::from_utf8_lossy(&buf[..n])
+    );
+
+    let closed_within = |limit: u64| Duration::from_secs(limit);
+    let mut rest = Vec::new();
+    let a = tokio::time::timeout(closed_within(15), silent.read_to_end(&mut rest)).await;
+    assert!(
+        a.is_ok(),
+        "a connection without handshake is still open after 15 s"
+    );
+    let mut rest = Vec::new();
+    let b = tokio::time::timeout(closed_within(5), slow.read_to_end(&mut rest)).await;
+    assert!(b.is_ok(), "a half header is still waited for after 15 s");
+    assert!(
+        !rest.starts_with(b"HTTP/1.1 2"),
+        "{:?}",
+        String::from_utf8_lossy(&rest)
+    );
+
+    // C went idle more than 10 s ago: it still serves.
+    idle.write_all(request).await.unwrap();
+    let n = idle.read(&mut buf).await.unwrap();
+    assert!(
+        buf[..n].starts_with(b"HTTP/1.1 404"),
+        "{:?}",
+        String::from_utf8_lossy(&buf[..n])
+    );
+    served.stop().await;
+}
