@@ -191,9 +191,11 @@ pub enum Notification {
         /// The resumed pane.
         pane: PaneId,
     },
-    /// `%exit [REASON]`: the control client is exiting (printed by the client process itself).
-    /// Reasons seen from 3.3a: none (empty line sent, or stdin closed), `detached`,
-    /// `server exited`, `server exited unexpectedly`, `too far behind`.
+    /// `%exit [REASON]`: the control client is exiting (printed by the `tmux -C` client process
+    /// itself, client.c, so it can come even in the middle of a reply: see [`Parser::finish`]).
+    /// Seen on 3.3a (tests/fixtures): no reason after an empty line, `detach-client` or
+    /// `kill-server`; `server exited unexpectedly` when the server was killed. tmux also has
+    /// `too far behind` and `detached` (plan.md).
     Exit {
         /// The reason, or `None` when tmux printed `%exit` alone.
         reason: Option<String>,
