@@ -550,11 +550,17 @@ impl Client {
     /// load is done; the next command waits for it).
     ///
     /// # Errors
-    /// [`Error::Refused`] for a bad buffer name; [`Error::Command`] for `load-buffer` when the
+    /// [`Error::Refused`] for a bad buffer name or empty data (tmux drops an empty buffer);
+    /// [`Error::Command`] for `load-buffer` when the
     /// buffer is missing or its size differs (tmux's stray message as the message when there
     /// is one); [`Error::Io`] for the file; the connection's errors.
     pub async fn load_buffer(&self, name: &str, data: &[u8]) -> Result<()> {
         check_buffer_name(name)?;
+        if data.is_empty() {
+            return Err(Error::Refused(
+                "tmux keeps no empty buffer: there is nothing to load",
+            ));
+        }
         let path = self.private_dir().join(format!("load-{}", self.next_id()));
         let _file = write_private_file(&path, data)?;
         let replies = self
