@@ -398,7 +398,7 @@ struct OpenBlock {
 /// Feed it every byte read from `tmux -C`'s standard output with [`Parser::feed`], then take
 /// items with [`Parser::next_item`] until it returns `None`; at end of file call
 /// [`Parser::finish`].
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Parser {
     /// Bytes fed and not yet consumed start at `start`; bytes before it are done.
     buf: Vec<u8>,
@@ -407,6 +407,28 @@ pub struct Parser {
     /// Bytes in `start..scanned` are known to hold no LF: the next search starts here.
     scanned: usize,
     block: Option<OpenBlock>,
+}
+
+impl fmt::Debug for Parser {
+    /// A summary (the buffer may hold megabytes): bytes pending, and the open block if any.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Parser");
+        d.field("pending_bytes", &self.buf.len().saturating_sub(self.start));
+        match &self.block {
+            Some(b) => d.field(
+                "open_block",
+                &format_args!(
+                    "%begin {} {} {} ({} body lines)",
+                    b.time,
+                    b.number,
+                    b.flags,
+                    b.lines.len()
+                ),
+            ),
+            None => d.field("open_block", &None::<()>),
+        };
+        d.finish()
+    }
 }
 
 impl Parser {

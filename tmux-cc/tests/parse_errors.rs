@@ -141,10 +141,18 @@ fn end_of_output_inside_a_block_and_mid_line() {
 
     // A parser is reusable after finish.
     let mut parser = Parser::new();
-    parser.feed(b"%begin 1 2 1\n");
+    parser.feed(b"%begin 1 2 1\nbody\n%end 1");
     assert_eq!(parser.next_item(), None);
     assert!(parser.in_block());
-    assert_eq!(parser.finish().len(), 1);
+    assert_eq!(
+        format!("{parser:?}"),
+        "Parser { pending_bytes: 6, open_block: %begin 1 2 1 (1 body lines) }"
+    );
+    assert_eq!(parser.finish().len(), 2);
+    assert_eq!(
+        format!("{parser:?}"),
+        "Parser { pending_bytes: 0, open_block: None }"
+    );
     assert!(!parser.in_block());
     parser.feed(b"%sessions-changed\n");
     assert_eq!(
