@@ -47,8 +47,8 @@ fn fail(out: &mut impl Write, step: &str, line: &str) -> Failure {
 /// Runs the steps, stopping at the first failure.
 pub(crate) async fn check(out: &mut impl Write, args: &ServerArgs) -> Result<(), Failure> {
     let client = files(out, args)?;
-    network(out, args).await?;
-    tls(out, args, &client).await?;
+    let tcp = network(out, args).await?;
+    tls(out, args, &client, tcp).await?;
     mcp(out, args, &client).await?;
     emit(
         out,
@@ -74,13 +74,17 @@ fn files(out: &mut impl Write, args: &ServerArgs) -> Result<ClientSide, Failure>
     }
 }
 
-/// The address answers (TCP).
-async fn network(out: &mut impl Write, args: &ServerArgs) -> Result<(), Failure> {
+/// The address answers (TCP). The connection is kept for the TLS step, so that ratd sees one
+/// connection, not an extra one closed before any handshake (which it would log).
+async fn network(
+    out: &mut impl Write,
+    args: &ServerArgs,
+) -> Result<tokio::net::TcpStream, Failure> {
     emit(out, "Network\n");
     match connect_tcp(args).await {
-        Ok(_) => {
+        Ok(stream) => {
             ok(out, &format!("{} answers (TCP)", args.server));
-            Ok(())
+            Ok(stream)
         }
         Err(reason) => Err(fail(
             out,
@@ -102,15 +106,13 @@ async fn connect_tcp(args: &ServerArgs) -> Result<tokio::net::TcpStream, String>
 /// ratd and this client accept each other. In TLS 1.3 a client completes its handshake before
 /// the server checked its certificate: a refusal only shows on the first read, so a request is
 /// sent and its answer read before concluding.
-async fn tls(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Result<(), Failure> {
+async fn tls(
+    out: &mut impl Write,
+    args: &ServerArgs,
+    client: &ClientSide,
+    tcp: tokio::net::TcpStream,
+) -> Result<(), Failure> {
     emit(out, "TLS\n");
-    let tcp = connect_tcp(args).await.map_err(|reason| {
-        fail(
-            out,
-            "TLS",
-            &format!("{} does not answer: {reason}", args.server),
-        )
-    })?;
     // Any name: the host name is not checked (the server certificate carries none).
     let name = ServerName::try_from(args.server.host().to_owned())
         .unwrap_or_else(|_| ServerName::try_from("ratd").expect("a valid DNS name"));
