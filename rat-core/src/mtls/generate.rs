@@ -127,6 +127,19 @@ pub fn generate_at(
     output: &Path,
     now: SystemTime,
 ) -> Result<GenerateReport, GenerateError> {
+    generate_with(tenant, clients, output, now, &mut |_| Ok(()))
+}
+
+/// Called before writing each file, with its path: tests make a write fail with it.
+type BeforeWrite<'a> = &'a mut dyn FnMut(&Path) -> std::io::Result<()>;
+
+fn generate_with(
+    tenant: &str,
+    clients: &[&str],
+    output: &Path,
+    now: SystemTime,
+    before_write: BeforeWrite<'_>,
+) -> Result<GenerateReport, GenerateError> {
     check_name(tenant).map_err(GenerateError::Tenant)?;
     if clients.is_empty() {
         return Err(GenerateError::NoClient);
@@ -210,13 +223,13 @@ pub fn generate_at(
     }
     let written = (|| {
         let server_dir = server_dir(output);
-        write_side(&server_dir, &ca_pem, &server, Role::Server)?;
+        write_side(&server_dir, &ca_pem, &server, Role::Server, before_write)?;
         // Clients have a directory of their own: a client named "server" does not collide.
         make_dir(&output.join("clients"))?;
         let mut dirs = Vec::with_capacity(clients.len());
         for (client, credential) in clients.iter().zip(&client_credentials) {
             let dir = client_dir(output, client);
-            write_side(&dir, &ca_pem, credential, Role::Client)?;
+            write_side(&dir, &ca_pem, credential, Role::Client, before_write)?;
             dirs.push(((*client).to_owned(), dir));
         }
         Ok((server_dir, dirs))
@@ -286,6 +299,7 @@ fn write_side(
     ca_pem: &str,
     credential: &Credential,
     role: Role,
+    before_write: BeforeWrite<'_>,
 ) -> Result<(), GenerateError> {
     make_dir(dir)?;
     for (name, content, mode) in [
@@ -294,7 +308,8 @@ fn write_side(
         (role.key_file(), credential.key_pem.as_str(), 0o600),
     ] {
         let path = dir.join(name);
-        let write = || -> std::io::Result<()> {
+        let mut write = || -> std::io::Result<()> {
+            before_write(&path)?;
             // create_new: never over an existing file, whatever the directory holds
             let mut file = OpenOptions::new()
                 .write(true)
@@ -310,4 +325,51 @@ fn write_side(
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_removes_the_output_directory_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let output = tmp.path().join("parent/bundle");
+        let mut written = Vec::new();
+        let err = generate_with(
+            "prod",
+            &["alice", "bob"],
+            &output,
+            SystemTime::now(),
+            &mut |path| {
+                let name = path.strip_prefix(&output).unwrap().display().to_string();
+                if name == "clients/bob/client.crt" {
+                    return Err(std::io::Error::other("disk full (simulated)"));
+                }
+                written.push(name);
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string()
+                .replace(&tmp.path().display().to_string(), "[TMP]"),
+            "failed to write [TMP]/parent/bundle/clients/bob/client.crt: disk full (simulated)"
+        );
+        assert_eq!(
+            written,
+            [
+                "server/ca.crt",
+                "server/server.crt",
+                "server/server.key",
+                "clients/alice/ca.crt",
+                "clients/alice/client.crt",
+                "clients/alice/client.key",
+                "clients/bob/ca.crt",
+            ]
+        );
+        // the bundle directory is gone, the parent created for it stays
+        assert!(!output.exists());
+        assert!(tmp.path().join("parent").is_dir());
+    }
 }
