@@ -97,15 +97,18 @@ impl Shared {
     ) -> StreamableHttpService<RatServer, NeverSessionManager> {
         let shared = self.clone();
         StreamableHttpService::new(
-            move || {
-                Ok(RatServer {
-                    shared: shared.clone(),
-                    peer: peer.clone(),
-                })
-            },
+            move || Ok(shared.handler(peer.clone())),
             self.sessions.clone(),
             self.http.clone(),
         )
+    }
+
+    /// The handler rmcp asks the factory of [`Shared::service_for`] for, bound to `peer`.
+    pub(crate) fn handler(self: &Arc<Self>, peer: Peer) -> RatServer {
+        RatServer {
+            shared: self.clone(),
+            peer,
+        }
     }
 }
 
