@@ -131,7 +131,7 @@ impl Default for ReadBudget {
 impl fmt::Display for ReadBudget {
     /// `64 KiB` when a whole number of KiB, else `N bytes`: the form the descriptions state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 % 1024 == 0 {
+        if self.0.is_multiple_of(1024) {
             write!(f, "{} KiB", self.0 / 1024)
         } else {
             write!(f, "{} bytes", self.0)
