@@ -52,7 +52,7 @@ async def main(rat, server, client_dir, scratch):
         await call(client, "write_file", {"path": notes, "content": "one\ntwo\nthree\nfour\n"})
         await call(client, "read_file", {"path": notes, "start_line": 2, "max_lines": 2})
         await call(client, "send_text", {"window": "build", "text": "sleep 100", "enter": True})
-        await call(client, "wait_window", {"window": "build", "max_seconds": 1})
+        await call(client, "wait_window", {"window": "build", "max_seconds": 2})
         await call(client, "send_keys", {"window": "build", "keys": ["C-c"]})
         await call(client, "wait_window", {"window": "build", "max_seconds": 20})
         await call(client, "close_window", {"name": "build"})

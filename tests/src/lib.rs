@@ -206,11 +206,19 @@ impl Ratd {
             .expect("a temporary directory");
         rat_core::mtls::generate(&tenant, clients, &dir.path().join("bundle"))
             .expect("the bundle is generated");
+        // A home of its own: the terminals start there, with no startup file of the user
+        // running the tests (a PROMPT_COMMAND hook run before rat's, such as pyenv's, loses
+        // the statuses of pipelines: ratd would rightly tell none).
+        // Its one startup file sets a prompt that reads the same for every user and machine.
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).expect("a home directory");
+        std::fs::write(home.join(".bash_profile"), "PS1='e2e$ '\n").expect("a .bash_profile");
         let mut child = Command::new(&binaries.ratd)
             .arg("--bundle")
             .arg(dir.path().join("bundle").join("server"))
             .args(["--listen", "127.0.0.1:0"])
             .env("NO_COLOR", "1")
+            .env("HOME", &home)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -276,9 +284,16 @@ impl Ratd {
         self.bundle().join("clients").join(name)
     }
 
-    /// A scratch directory of this ratd's, removed with it.
+    /// A scratch directory of this ratd's, removed with it (the bundle is in `bundle/`, the
+    /// terminals' home in `home/`).
     pub fn scratch(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The home directory of ratd and its terminals: `SCRATCH/home`, holding only a
+    /// `.bash_profile` setting the prompt to `e2e$ `.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
     }
 
     /// ratd's log so far (colours removed).
@@ -622,6 +637,38 @@ pub fn transcript(steps: &[Step]) -> String {
     out
 }
 
+/// The host name of this machine (`/proc/sys/kernel/hostname`), as ratd names it in its title
+/// and bash in its prompt.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .expect("the host name")
+}
+
+/// Replaces the numbers of the times that change from run to run with `N`: `3s ago`, `12ms`,
+/// `3m since`, `(0s ago)`.
+pub fn redact_times(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(|c: char| c.is_ascii_digit()) {
+        let (head, tail) = rest.split_at(i);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (digits, after) = tail.split_at(end);
+        let timed = [
+            "s ago", "m ago", "h ago", "d ago", "ms", "s since", "m since", "h since",
+        ]
+        .iter()
+        .any(|unit| after.starts_with(unit));
+        out.push_str(if timed { "N" } else { digits });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,6 +691,14 @@ mod tests {
             Some("127.0.0.1:7281".parse().expect("an address"))
         );
         assert_eq!(serving_address("ratd serving"), None);
+    }
+
+    #[test]
+    fn times_are_redacted_and_nothing_else() {
+        assert_eq!(
+            redact_times("build: the command finished 12s ago, exit status 130 (3m since, 7ms)."),
+            "build: the command finished Ns ago, exit status 130 (Nm since, Nms)."
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use tests::{Ratd, python, run, steps};
+use tests::{Ratd, host_name, python, run, steps};
 
 #[test]
 fn python_sdk_initializes_and_discovers_over_mtls() {
@@ -30,7 +30,7 @@ fn python_sdk_initializes_and_discovers_over_mtls() {
             "auto: list_windows",
         ]
     );
-    let host = ratd_host();
+    let host = host_name();
     let title = format!("title 'rat {} on {host}'", ratd.tenant);
     assert_eq!(
         steps[0].text,
@@ -45,15 +45,4 @@ fn python_sdk_initializes_and_discovers_over_mtls() {
         "the same instructions either way"
     );
     assert_eq!(steps[2].text, steps[6].text, "the same tools either way");
-}
-
-fn ratd_host() -> String {
-    nix_hostname()
-}
-
-fn nix_hostname() -> String {
-    std::process::Command::new("hostname")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .expect("hostname")
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tests::{Ratd, binaries, python, run, steps, transcript};
+use tests::{Ratd, binaries, python, redact_times, run, steps, transcript};
 
 #[test]
 fn an_agent_scenario_through_rat() {
@@ -20,39 +20,68 @@ fn an_agent_scenario_through_rat() {
         Duration::from_secs(120),
     );
     let steps = steps(&output.stdout);
+    // The pipeline's length depends on where the scratch directory is.
+    let pipeline = format!(
+        "printf 'a\\nb\\n' > {}/x && false | true",
+        scratch.display()
+    );
+    let pasted = format!("Pasted {} characters", pipeline.chars().count());
+    assert_eq!(
+        steps[4].text,
+        format!("{pasted} into build, then pressed Enter.")
+    );
     let text = transcript(&steps)
+        .replace(&pasted, "Pasted [the pipeline's length in] characters")
+        .replace(&ratd.home().display().to_string(), "[HOME]")
         .replace(&scratch.display().to_string(), "[SCRATCH]")
         .replace(&ratd.tenant, "[TENANT]");
-    println!("{text}");
+    let text = redact_times(&text);
+    let step = |i: usize, tool: &str| {
+        assert_eq!(steps[i].step, tool, "step {i}\n{text}");
+        assert_eq!(steps[i].is_error, Some(false), "step {i} {tool}\n{text}");
+        redact_times(&steps[i].text)
+    };
     assert_eq!(
         steps[0].text, "2026-07-28",
         "protocol negotiated through rat"
     );
-    // The file the pipeline wrote, read back whole.
-    let pipeline_file = std::fs::read_to_string(scratch.join("x")).expect("the pipeline wrote x");
-    assert_eq!(pipeline_file, "a\nb\n");
-    let notes = std::fs::read_to_string(scratch.join("notes/today.txt")).expect("notes written");
-    assert_eq!(notes, "one\ntwo\nthree\nfour\n");
-    insta::assert_snapshot!(redact_times(&text));
-}
-
-/// Replaces the times that change from run to run ("3s ago", "since 2s") with N.
-fn redact_times(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(|c: char| c.is_ascii_digit()) {
-        let (head, tail) = rest.split_at(i);
-        out.push_str(head);
-        let end = tail
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (digits, after) = tail.split_at(end);
-        let timed = ["s ago", "m ago", "h ago", "ms", "s since", "m since"]
-            .iter()
-            .any(|unit| after.starts_with(unit));
-        out.push_str(if timed { "N" } else { digits });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
+    assert!(
+        step(1, "list_windows").starts_with(
+            "[your terminals did not exist: a fresh main was just created]\nmain: bash in "
+        ),
+        "{text}"
+    );
+    // The pipeline's first command failed: its status comes first, then the pipeline's.
+    assert_eq!(
+        step(5, "wait_window"),
+        "build: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. \
+         The pipeline exits with the status of its last command, 0, as bash reports it \
+         (statuses, left to right: 1 0).",
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(scratch.join("x")).expect("the pipeline wrote x"),
+        "a\nb\n"
+    );
+    assert_eq!(
+        step(9, "read_file")
+            .split_once('\n')
+            .map(|(_, content)| content),
+        Some("two\nthree\n"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(scratch.join("notes/today.txt")).expect("notes written"),
+        "one\ntwo\nthree\nfour\n"
+    );
+    assert!(
+        step(11, "wait_window").starts_with("build: still running, "),
+        "{text}"
+    );
+    assert!(
+        step(13, "wait_window").ends_with("exit status 130."),
+        "C-c interrupted sleep\n{text}"
+    );
+    assert_eq!(step(14, "close_window"), "Window build closed.");
+    insta::assert_snapshot!(text);
 }
