@@ -199,7 +199,97 @@ fn read_full_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize
 
 /// Scans `file` from `from` to `to` (its end at most; `u64::MAX` reads to the end), counting
 /// lines and checking for text if `check_text`. `Ok(None)` if the deadline came first.
+///
+/// A range of [`PARALLEL_FROM`] bytes or more is scanned by several threads at once (as many as
+/// the machine runs at once, [`MAX_THREADS`] at most), each over its part: copying from the page
+/// cache is what bounds a single thread. Parts start on a character, so that text checks see whole
+/// characters; their tallies add up to the one of a single pass.
 pub fn scan_file(
+    file: &File,
+    from: u64,
+    to: u64,
+    check_text: bool,
+    deadline: Instant,
+) -> io::Result<Option<Tally>> {
+    scan_in_parts(file, from, to, check_text, deadline, PARALLEL_FROM)
+}
+
+/// [`scan_file`], in parts from `parallel_from` bytes on.
+fn scan_in_parts(
+    file: &File,
+    from: u64,
+    to: u64,
+    check_text: bool,
+    deadline: Instant,
+    parallel_from: u64,
+) -> io::Result<Option<Tally>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().clamp(2, MAX_THREADS));
+    let size = to.saturating_sub(from);
+    if to == u64::MAX || size < parallel_from {
+        return scan_part(file, from, to, check_text, deadline);
+    }
+    let mut bounds = vec![from];
+    for part in 1..threads as u64 {
+        let at = from + size / threads as u64 * part;
+        bounds.push(if check_text {
+            character_start(file, at, to)?
+        } else {
+            at
+        });
+    }
+    bounds.push(to);
+    let tallies: Vec<io::Result<Option<Tally>>> = std::thread::scope(|scope| {
+        let parts: Vec<_> = bounds
+            .windows(2)
+            .map(|part| {
+                let (start, end) = (part[0], part[1]);
+                scope.spawn(move || scan_part(file, start, end, check_text, deadline))
+            })
+            .collect();
+        parts
+            .into_iter()
+            .map(|part| part.join().expect("a scan thread does not panic"))
+            .collect()
+    });
+    let mut total = Tally::default();
+    for tally in tallies {
+        let Some(tally) = tally? else {
+            return Ok(None);
+        };
+        if total.not_text.is_none()
+            && let Some(not_text) = tally.not_text
+        {
+            total.not_text = Some(NotText {
+                line: total.newlines + not_text.line,
+                ..not_text
+            });
+        }
+        total.newlines += tally.newlines;
+        total.bytes += tally.bytes;
+        total.last_byte = tally.last_byte.or(total.last_byte);
+    }
+    Ok(Some(total))
+}
+
+/// Ranges from this size on are scanned by several threads: 16 MiB.
+pub const PARALLEL_FROM: u64 = 16 << 20;
+/// The most threads a scan runs: memory bandwidth is shared beyond.
+pub const MAX_THREADS: usize = 4;
+
+/// The first offset from `at` where a character may start: past up to 3 UTF-8 continuation bytes.
+fn character_start(file: &File, at: u64, to: u64) -> io::Result<u64> {
+    let mut bytes = [0; 4];
+    let read = read_full_at(file, &mut bytes, at)?;
+    let skip = bytes[..read]
+        .iter()
+        .take(3)
+        .take_while(|&&byte| (0x80..0xC0).contains(&byte))
+        .count();
+    Ok((at + skip as u64).min(to))
+}
+
+/// [`scan_file`] over one part, by one thread.
+fn scan_part(
     file: &File,
     from: u64,
     to: u64,
@@ -471,6 +561,42 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((counted.lines(), counted.bytes), (40_000, size));
+    }
+
+    #[test]
+    fn parts_scanned_at_once_add_up_to_a_single_pass() {
+        // 1 MiB of 3-byte characters and lines of varied lengths, scanned in parts from 64 KiB
+        // on: parts split characters
+        let block: Vec<u8> = (0..41)
+            .flat_map(|i| format!("{}\n", "☕".repeat(i)).into_bytes())
+            .collect();
+        let mut content = block.repeat((1 << 20) / block.len() + 1);
+        content.extend(b"no new line at the end");
+        let len = content.len() as u64;
+        let scan = move |file: &File, check| scan_in_parts(file, 0, len, check, later(), 64 << 10);
+        let file = file_with(&content);
+        let single = tally(&content, true, 1);
+        assert_eq!(single.not_text, None);
+        assert_eq!(scan(file.as_file(), true).unwrap(), Some(single));
+        let counted = Tally {
+            not_text: None,
+            ..single
+        };
+        assert_eq!(scan(file.as_file(), false).unwrap(), Some(counted));
+        // an offence in the last part, told on its line of the whole
+        let at = content.len() - 1000;
+        let line = bytecount::count(&content[..at], b'\n') as u64 + 1;
+        content[at] = 0xFF;
+        let file = file_with(&content);
+        let offence = NotText {
+            offence: Offence::InvalidUtf8,
+            line,
+        };
+        assert_eq!(
+            scan(file.as_file(), true).unwrap().unwrap().not_text,
+            Some(offence)
+        );
+        assert_eq!(tally(&content, true, 1).not_text, Some(offence));
     }
 
     #[test]
