@@ -26,6 +26,9 @@ pub struct Terminals {
     pub(crate) session: String,
 }
 
+/// How long after a prompt is first seen the wait looks again before answering.
+const CONFIRM_AFTER: Duration = Duration::from_millis(5);
+
 /// Nothing displayed for this long makes `wait_window` say it calmly.
 const QUIET_HINT_AFTER: i64 = 10;
 
@@ -600,10 +603,19 @@ impl Terminals {
                             "window closed while waiting",
                         ));
                     };
-                    // Finished in two polls in a row: the hook records the prompt from a
-                    // tmux client that can reach tmux before bash has printed its prompt.
-                    if w.finished() && last.as_ref().is_some_and(WindowInfo::finished) {
-                        return Ok(ToolResult::ok(self.finished_text(window, w, &check)));
+                    // Seen finished: confirmed by a second look 5 ms later, as the hook
+                    // records the prompt from a tmux client that can reach tmux before bash
+                    // has printed its prompt.
+                    if w.finished() {
+                        tokio::time::sleep(CONFIRM_AFTER).await;
+                        if let Some(now) = inner
+                            .list_windows(&self.session)
+                            .await?
+                            .and_then(|ws| ws.into_iter().find(|w| w.name == window))
+                            .filter(WindowInfo::finished)
+                        {
+                            return Ok(ToolResult::ok(self.finished_text(window, &now, &check)));
+                        }
                     }
                     last = Some(w.clone());
                 }
@@ -621,7 +633,12 @@ impl Terminals {
         if w.finished() {
             return Ok(ToolResult::ok(self.finished_text(window, &w, &check)));
         }
-        Ok(ToolResult::ok(running_text(window, &w, unix_now(), waited)))
+        let text = running_text(window, &w, unix_now(), waited);
+        Ok(if w.prompt.is_none() {
+            ToolResult::message(text)
+        } else {
+            ToolResult::ok(text)
+        })
     }
 
     fn finished_text(&self, window: &str, w: &WindowInfo, check: &super::TerminalCheck) -> String {

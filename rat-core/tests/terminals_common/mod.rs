@@ -102,9 +102,10 @@ impl Fixture {
         .await
     }
 
-    /// Waits for the first prompt of `window`.
+    /// Waits for the prompt of `window`, and for the screen to show it (a last line `$`).
     pub async fn ready(&self, s: &str, window: &str) -> ToolResult {
-        self.controller
+        let ready = self
+            .controller
             .session(s)
             .wait_window(
                 WaitWindow {
@@ -113,7 +114,12 @@ impl Fixture {
                 },
                 CancellationToken::new(),
             )
-            .await
+            .await;
+        self.read_until(s, window, 0, |screen| {
+            screen == "$" || screen.ends_with("\n$")
+        })
+        .await;
+        ready
     }
 
     /// A tmux command on the fixture's server, forked (for what agents can not do: a human
