@@ -776,3 +776,38 @@ async fn a_window_started_after_a_startup_file_changed_records_no_prompt() {
         .await;
     insta::assert_snapshot!(shown(&f, &waited), @r#"(message) late: no prompt recorded: bash is still starting, or its startup files replace PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses wait_window, the exit statuses and bracketed paste (multi-line text may run line by line). If a startup file assigns PROMPT_COMMAND, make it add to it instead (PROMPT_COMMAND="$PROMPT_COMMAND; ..."), then use a new window."#);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_control_connection_is_replaced() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    let t = f.controller.session("s");
+    assert_eq!(t.list_windows().await.outcome, Outcome::Ok);
+    let pid = f.tmux(&["list-clients", "-F", "#{client_pid} #{client_control_mode}"]);
+    let pid = pid
+        .lines()
+        .find_map(|l| l.strip_suffix(" 1"))
+        .expect("the control client")
+        .to_string();
+    std::process::Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap();
+    let server = f.controller.server_pid();
+    let mut answered = None;
+    for _ in 0..100 {
+        let r = t.list_windows().await;
+        if r.outcome == Outcome::Ok {
+            answered = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let r = answered.expect("list_windows answers again");
+    assert!(r.text.starts_with("main: "), "{}", r.text);
+    assert_eq!(f.controller.server_pid(), server);
+    let now = f.tmux(&["list-clients", "-F", "#{client_pid} #{client_control_mode}"]);
+    let controls: Vec<&str> = now.lines().filter_map(|l| l.strip_suffix(" 1")).collect();
+    assert_eq!(controls.len(), 1, "{now}");
+    assert_ne!(controls[0], pid, "a new control client");
+}

@@ -147,6 +147,8 @@ pub(crate) struct Inner {
     pub stopping: CancellationToken,
     pub check: RwLock<TerminalCheck>,
     pub create_lock: tokio::sync::Mutex<()>,
+    /// Held while a lost control connection is replaced.
+    pub reconnect: tokio::sync::Mutex<()>,
     pub waits: Arc<WaitHub>,
 }
 
@@ -232,6 +234,7 @@ impl Controller {
                 stopping: CancellationToken::new(),
                 check: RwLock::new(TerminalCheck::all_holding()),
                 create_lock: tokio::sync::Mutex::new(()),
+                reconnect: tokio::sync::Mutex::new(()),
                 waits: Arc::new(WaitHub::new()),
             }),
         })
@@ -343,7 +346,7 @@ impl Controller {
             duration: started.elapsed(),
             ..outcome
         };
-        if let Ok(client) = self.inner.client() {
+        if let Ok(client) = self.inner.client().await {
             let _ = client
                 .reply(&Command::new("kill-session").args(["-t", &format!("={CHECK_SESSION}")]))
                 .await;
@@ -356,6 +359,7 @@ impl Controller {
         let client = self
             .inner
             .client()
+            .await
             .map_err(|_| "the tmux server is not running".to_string())?;
         let home = self.inner.config.home.to_string_lossy().into_owned();
         let target = format!("={CHECK_SESSION}:");
@@ -509,16 +513,36 @@ impl Inner {
         self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The control connection, unless the terminals restart.
-    pub(crate) fn client(&self) -> Result<Client, Fail> {
+    /// The control connection, unless the terminals restart. A control connection that ended
+    /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
+    /// would notice it, as the server did not die.
+    pub(crate) async fn client(&self) -> Result<Client, Fail> {
         let live = self.live_any();
-        if self.restarting.load(Ordering::SeqCst)
-            || live.server.exit().is_some()
-            || live.client.end().is_some()
-        {
+        if self.restarting.load(Ordering::SeqCst) || live.server.exit().is_some() {
             return Err(Fail::Restarting);
         }
-        Ok(live.client)
+        if live.client.end().is_none() {
+            return Ok(live.client);
+        }
+        let _reconnecting = self.reconnect.lock().await;
+        let live = self.live_any();
+        if live.client.end().is_none() {
+            return Ok(live.client);
+        }
+        if live.server.exit().is_some() {
+            return Err(Fail::Restarting);
+        }
+        tracing::warn!(end = ?live.client.end(), "the tmux control connection ended while its server runs: connecting again");
+        let client = live
+            .server
+            .connect(ClientOptions {
+                command_timeout: self.config.command_timeout,
+                ..ClientOptions::default()
+            })
+            .await
+            .map_err(|e| Fail::Internal(format!("reconnecting to tmux failed: {e}")))?;
+        self.live.write().unwrap_or_else(|e| e.into_inner()).client = client.clone();
+        Ok(client)
     }
 
     pub(crate) fn map_error(&self, e: tmux_cc::Error) -> Fail {
@@ -531,13 +555,13 @@ impl Inner {
 
     /// Sends commands as one write, returning every reply.
     pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, Fail> {
-        let client = self.client()?;
+        let client = self.client().await?;
         client.input(cmds).await.map_err(|e| self.map_error(e))
     }
 
     /// One command's reply.
     pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, Fail> {
-        let client = self.client()?;
+        let client = self.client().await?;
         client.reply(&cmd).await.map_err(|e| self.map_error(e))
     }
 

@@ -313,7 +313,7 @@ impl Terminals {
             ));
         }
         let target = self.target(window);
-        let client = match self.inner().client() {
+        let client = match self.inner().client().await {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
@@ -386,7 +386,7 @@ impl Terminals {
         let target = self.target(window);
         let mut cmds = self.input_prelude(&target);
         cmds.push(tmux_cc::send_keys(&target, &input.keys));
-        let sent = match self.inner().client() {
+        let sent = match self.inner().client().await {
             Ok(client) => client.input_ok(&cmds).await.map(|_| ()),
             Err(fail) => return log(fail.result()),
         };
@@ -592,7 +592,7 @@ impl Terminals {
                     }
                     let snapshot = rx.borrow_and_update().clone();
                     let Some(windows) = &snapshot.windows else {
-                        if inner.client().is_err() {
+                        if inner.client().await.is_err() {
                             return Err(Fail::Restarting);
                         }
                         continue;
