@@ -386,6 +386,22 @@ pub struct Output {
 /// When it can not start, runs over `timeout` (it is killed), or exits other than 0: the
 /// message shows `what`, the status, and both outputs.
 pub fn run(what: &str, command: &mut Command, timeout: Duration) -> Output {
+    let (status, output) = run_to_exit(what, command, timeout);
+    assert!(
+        status.success(),
+        "{what} failed ({status})\n--- stdout:\n{}\n--- stderr:\n{}",
+        output.stdout,
+        output.stderr
+    );
+    output
+}
+
+/// Runs `command` (stdin closed) for at most `timeout`, and returns how it exited and what it
+/// printed, whatever the status.
+///
+/// # Panics
+/// When it can not start, or runs over `timeout` (it is killed; both outputs are shown).
+pub fn run_to_exit(what: &str, command: &mut Command, timeout: Duration) -> (ExitStatus, Output) {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -411,11 +427,7 @@ pub fn run(what: &str, command: &mut Command, timeout: Duration) -> Output {
         stderr: stderr.join().expect("stderr read"),
     };
     match status {
-        Some(status) if status.success() => output,
-        Some(status) => panic!(
-            "{what} failed ({status})\n--- stdout:\n{}\n--- stderr:\n{}",
-            output.stdout, output.stderr
-        ),
+        Some(status) => (status, output),
         None => panic!(
             "{what} did not finish within {timeout:?}, killed\n--- stdout:\n{}\n--- stderr:\n{}",
             output.stdout, output.stderr
