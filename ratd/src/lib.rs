@@ -24,6 +24,7 @@
 pub mod cli;
 pub mod mcp;
 pub mod serve;
+pub mod service;
 mod tools;
 
 use std::io;

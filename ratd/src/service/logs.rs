@@ -1,0 +1,224 @@
+//! ratd's logs (ratd-design.txt, Logs): text lines on stderr through `tracing`, in one of two
+//! forms.
+//!
+//! - [`Form::Text`], a terminal or a file: `2026-11-30T12:00:00.123456Z  INFO message key=value`
+//!   (tracing-subscriber's full format, without targets).
+//! - [`Form::Journal`], when stderr is the journal stream systemd names in `JOURNAL_STREAM`
+//!   (`DEVICE:INODE`, matched against the `fstat(2)` of stderr): `<6>message key=value`, no time
+//!   (the journal records its own) and a `<N>` syslog priority instead of the level, which
+//!   journald turns into the priority of the entry (`SyslogLevelPrefix=`, on by default):
+//!   error 3, warning 4, info 6, debug and trace 7. Detected by the device and inode rather than
+//!   `INVOCATION_ID`, which every service gets whether it logs to the journal or not, and which a
+//!   command started from a service inherits.
+//!
+//! The error ratd exits with is printed outside the logs ([`Form::error_line`]), an error in the
+//! journal too.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::io::IsTerminal;
+
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::cli::LogLevel;
+
+/// The environment variable systemd names the journal stream of stdout and stderr in:
+/// `DEVICE:INODE`, both decimal (`systemd.exec(5)`).
+pub const JOURNAL_STREAM: &str = "JOURNAL_STREAM";
+
+/// The form of ratd's log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Lines with their time and level, for a terminal or a file.
+    Text,
+    /// Lines for the journal: a `<N>` priority prefix, no time.
+    Journal,
+}
+
+impl Form {
+    /// The form for this process: [`Form::Journal`] when `JOURNAL_STREAM` names stderr (its
+    /// device and inode), else [`Form::Text`].
+    pub fn detect() -> Form {
+        let stat = nix::sys::stat::fstat(std::io::stderr()).ok();
+        let stream = std::env::var_os(JOURNAL_STREAM);
+        match (stat, stream) {
+            (Some(stat), Some(stream)) if names_stream(&stream, stat.st_dev, stat.st_ino) => {
+                Form::Journal
+            }
+            _ => Form::Text,
+        }
+    }
+
+    /// The line ratd prints when it exits with `error`, outside the logs: `ratd: ERROR` on a
+    /// terminal, `<3>ratd: ERROR` in the journal, where it is an error entry too.
+    pub fn error_line(self, error: &dyn fmt::Display) -> String {
+        match self {
+            Form::Text => format!("ratd: {error}"),
+            Form::Journal => format!("<3>ratd: {error}"),
+        }
+    }
+}
+
+/// Whether `JOURNAL_STREAM`'s value `stream` (`DEVICE:INODE`) names the file of device `dev`
+/// and inode `ino`.
+pub fn names_stream(stream: &OsStr, dev: u64, ino: u64) -> bool {
+    let Some((d, i)) = stream.to_str().and_then(|s| s.split_once(':')) else {
+        return false;
+    };
+    d.parse::<u64>() == Ok(dev) && i.parse::<u64>() == Ok(ino)
+}
+
+/// The syslog priority of a level, as the journal reads a `<N>` prefix (`sd-daemon(3)`):
+/// error 3 (`SD_ERR`), warning 4, info 6, debug and trace 7.
+pub fn priority(level: &Level) -> u8 {
+    match *level {
+        Level::ERROR => 3,
+        Level::WARN => 4,
+        Level::INFO => 6,
+        Level::DEBUG | Level::TRACE => 7,
+    }
+}
+
+/// The filter of `--log-level`: the level for ratd, and for the libraries whose own info lines
+/// are chatter (rmcp logs every stateless request at info; hyper and rustls their connections)
+/// nothing under warning unless `--log-level debug` or `trace` asks for everything.
+pub fn filter(level: LogLevel) -> EnvFilter {
+    EnvFilter::new(match level {
+        LogLevel::Error => "error",
+        LogLevel::Warn => "warn",
+        LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
+        LogLevel::Debug => "debug",
+        LogLevel::Trace => "trace",
+    })
+}
+
+/// The journal's line format: `<N>` then the message and its fields, no time, no level.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JournalFormat;
+
+impl<S, N> FormatEvent<S, N> for JournalFormat
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        write!(writer, "<{}>", priority(event.metadata().level()))?;
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
+}
+
+/// Installs ratd's log subscriber for the process: lines on stderr in `form`, filtered by
+/// `level` ([`filter`]). Colours only on a terminal. For ratd's `main`: libraries never
+/// install a subscriber.
+pub fn init(level: LogLevel, form: Form) {
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter(level))
+        .with_target(false);
+    match form {
+        Form::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        Form::Journal => builder.with_ansi(false).event_format(JournalFormat).init(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn journal_lines(level: LogLevel, log: impl FnOnce()) -> String {
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_env_filter(filter(level))
+            .with_ansi(false)
+            .event_format(JournalFormat)
+            .finish();
+        tracing::subscriber::with_default(subscriber, log);
+        String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn journal_lines_carry_a_priority_and_no_time() {
+        let lines = journal_lines(LogLevel::Debug, || {
+            tracing::error!(tenant = "prod", "the terminals died too often");
+            tracing::warn!(path = "/etc/rat", "bundle writable");
+            tracing::info!(tenant = "prod", address = "[::]:7281", "ratd serving");
+            tracing::debug!(session = "alice", method = "tools/call", "MCP request");
+            tracing::trace!("trace");
+        });
+        insta::assert_snapshot!(lines, @r#"
+        <3>the terminals died too often tenant="prod"
+        <4>bundle writable path="/etc/rat"
+        <6>ratd serving tenant="prod" address="[::]:7281"
+        <7>MCP request session="alice" method="tools/call"
+        "#);
+    }
+
+    #[test]
+    fn library_chatter_is_kept_for_debug() {
+        let at = |level| {
+            journal_lines(level, || {
+                tracing::info!(target: "rmcp::transport", "serving a stateless request");
+                tracing::info!(target: "hyper::proto", "connection");
+                tracing::info!(target: "rustls::server", "handshake");
+                tracing::warn!(target: "rmcp::service", "a real problem");
+                tracing::info!(target: "ratd", "ratd serving");
+            })
+        };
+        insta::assert_snapshot!(at(LogLevel::Info), @r"
+        <4>a real problem
+        <6>ratd serving
+        ");
+        assert_eq!(at(LogLevel::Debug).lines().count(), 5);
+        assert_eq!(at(LogLevel::Warn), "<4>a real problem\n");
+    }
+
+    #[test]
+    fn the_stream_is_matched_by_device_and_inode() {
+        assert!(names_stream(OsStr::new("64768:123456"), 64768, 123456));
+        assert!(!names_stream(OsStr::new("64768:123457"), 64768, 123456));
+        assert!(!names_stream(OsStr::new("1:123456"), 64768, 123456));
+        assert!(!names_stream(OsStr::new("garbage"), 64768, 123456));
+        assert!(!names_stream(OsStr::new(""), 0, 0));
+    }
+
+    #[test]
+    fn the_exit_error_is_an_error_in_the_journal() {
+        let error = "can not listen on :7281: address in use";
+        assert_eq!(
+            Form::Journal.error_line(&error),
+            "<3>ratd: can not listen on :7281: address in use"
+        );
+        assert_eq!(
+            Form::Text.error_line(&error),
+            "ratd: can not listen on :7281: address in use"
+        );
+    }
+}

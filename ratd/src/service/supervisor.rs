@@ -1,0 +1,210 @@
+//! The supervisor of the tmux server (ratd-design.txt, Lifecycle > tmux server): ratd keeps
+//! its server running, that it needs a child process being its own concern.
+//!
+//! It waits for the server to exit ([`Controller::wait_server`]), logs why, and starts it again
+//! after [`RESTART_DELAY`] ([`Controller::restart`]); tools meanwhile answer that the terminals
+//! are restarting (rat-core's controller does). [`BUDGET_DEATHS`] deaths within
+//! [`BUDGET_WINDOW`] make it give up with [`TooManyDeaths`], for ratd to exit with an error and
+//! the service to show as failed; a restart failing counts as a death (a stray server may hold
+//! the socket). Only the times of recent deaths are kept.
+//!
+//! A stop asked for is not a death: the supervisor ends when its `stop` token fires, and ratd
+//! stops it before stopping the server, so that it does not restart what ratd stops. Stopped as
+//! a service, tmux gets SIGTERM from systemd along with ratd: a server ending by SIGTERM is
+//! judged once the restart delay passed, an exit with the stop (logged at info, not a death) if
+//! the stop came meanwhile.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rat_core::terminals::{Controller, ExitKind, ServerExit};
+use tokio_util::sync::CancellationToken;
+
+use super::status::Status;
+
+/// How long after a death the server is started again.
+pub const RESTART_DELAY: Duration = Duration::from_secs(1);
+
+/// How many deaths within [`BUDGET_WINDOW`] make ratd give up.
+pub const BUDGET_DEATHS: usize = 5;
+
+/// The window of the crash budget: five minutes.
+pub const BUDGET_WINDOW: Duration = Duration::from_secs(5 * 60);
+
+/// The deaths of the tmux server within the budget's window: their times only.
+#[derive(Debug, Clone, Default)]
+pub struct CrashBudget {
+    deaths: VecDeque<Instant>,
+}
+
+impl CrashBudget {
+    /// A budget with no death.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Counts a death at `now`; returns how many deaths the window holds with it.
+    pub fn death(&mut self, now: Instant) -> usize {
+        while self
+            .deaths
+            .front()
+            .is_some_and(|at| now.saturating_duration_since(*at) >= BUDGET_WINDOW)
+        {
+            self.deaths.pop_front();
+        }
+        self.deaths.push_back(now);
+        self.deaths.len()
+    }
+
+    /// Whether `deaths` (as [`CrashBudget::death`] counted them) spent the budget.
+    pub fn spent(deaths: usize) -> bool {
+        deaths >= BUDGET_DEATHS
+    }
+}
+
+/// The supervisor gave up: the tmux server died (or failed to restart) five times within five
+/// minutes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the tmux server died {deaths} times within 5 minutes, the last time {last}: ratd stops, as \
+it can not keep the terminals up; see the log for each death"
+)]
+pub struct TooManyDeaths {
+    /// The deaths counted within the window.
+    pub deaths: usize,
+    /// How the last one happened (an exit status, a signal, a failed restart).
+    pub last: String,
+}
+
+/// Keeps the tmux server of `controller` running until `stop` fires (returns `Ok`) or the crash
+/// budget is spent (returns the error, ratd then stopping). Each death is logged at warning
+/// with its reason and shown in `status`; each restart at info with the new server's pid.
+///
+/// # Errors
+/// [`TooManyDeaths`] when five deaths or failed restarts fall within five minutes.
+pub async fn supervise(
+    controller: Controller,
+    stop: CancellationToken,
+    status: Option<Arc<Status>>,
+) -> Result<(), TooManyDeaths> {
+    let mut budget = CrashBudget::new();
+    loop {
+        let pid = controller.server_pid();
+        let exit: ServerExit = tokio::select! {
+            exit = controller.wait_server() => exit,
+            () = stop.cancelled() => return Ok(()),
+        };
+        if exit.requested || stop.is_cancelled() {
+            return Ok(());
+        }
+        // SIGTERM is what systemd sends the whole service: wait the restart delay for ratd's
+        // own stop before calling it a death.
+        let sigterm = exit.status == ExitKind::Signal(nix::sys::signal::Signal::SIGTERM as i32);
+        let mut reason = exit.status.to_string();
+        if !sigterm {
+            note_death(&mut budget, status.as_deref(), pid, &reason)?;
+        }
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(RESTART_DELAY) => {}
+                () = stop.cancelled() => {
+                    if sigterm {
+                        tracing::info!(pid, reason, "the tmux server stopped with ratd (SIGTERM to the service), not a death");
+                    }
+                    return Ok(());
+                }
+            }
+            if sigterm {
+                note_death(&mut budget, status.as_deref(), pid, &reason)?;
+            }
+            match controller.restart().await {
+                Ok(()) => {
+                    tracing::info!(
+                        pid = controller.server_pid(),
+                        "tmux server restarted: every session starts again with a fresh main"
+                    );
+                    break;
+                }
+                Err(error) => {
+                    reason = format!("failed to restart: {error}");
+                    tracing::warn!(%error, "restarting the tmux server failed, which counts as a death; trying again in 1 second");
+                    let deaths = budget.death(Instant::now());
+                    if let Some(status) = &status {
+                        status.tmux_died_at(Instant::now());
+                    }
+                    if CrashBudget::spent(deaths) {
+                        return Err(give_up(deaths, reason));
+                    }
+                    // Judged as any death from now on.
+                    continue;
+                }
+            }
+        }
+    }
+}
+
+fn note_death(
+    budget: &mut CrashBudget,
+    status: Option<&Status>,
+    pid: u32,
+    reason: &str,
+) -> Result<(), TooManyDeaths> {
+    let now = Instant::now();
+    let deaths = budget.death(now);
+    if let Some(status) = status {
+        status.tmux_died_at(now);
+    }
+    tracing::warn!(
+        pid,
+        reason,
+        deaths_in_5m = deaths,
+        "the tmux server died: its terminals and their commands are lost; restarting it in 1 second"
+    );
+    if CrashBudget::spent(deaths) {
+        return Err(give_up(deaths, reason.to_owned()));
+    }
+    Ok(())
+}
+
+fn give_up(deaths: usize, last: String) -> TooManyDeaths {
+    let error = TooManyDeaths { deaths, last };
+    tracing::error!(%error, "crash budget spent");
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_deaths_within_five_minutes_spend_the_budget() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut budget = CrashBudget::new();
+        assert_eq!(budget.death(t0), 1);
+        assert_eq!(budget.death(t0 + s(60)), 2);
+        assert_eq!(budget.death(t0 + s(120)), 3);
+        assert_eq!(budget.death(t0 + s(180)), 4);
+        assert!(!CrashBudget::spent(4));
+        // The first death is 5 minutes old: out of the window.
+        assert_eq!(budget.death(t0 + s(300)), 4);
+        assert_eq!(budget.death(t0 + s(301)), 5);
+        assert!(CrashBudget::spent(5));
+    }
+
+    #[test]
+    fn deaths_spread_out_never_spend_it() {
+        let t0 = Instant::now();
+        let mut budget = CrashBudget::new();
+        for i in 0..50u64 {
+            let deaths = budget.death(t0 + Duration::from_secs(75 * i));
+            assert!(!CrashBudget::spent(deaths), "death {i}: {deaths}");
+        }
+    }
+
+    #[test]
+    fn the_error_tells_why_ratd_stops() {
+        insta::assert_snapshot!(TooManyDeaths { deaths: 5, last: "killed by signal 9 (SIGKILL)".into() }.to_string(), @"the tmux server died 5 times within 5 minutes, the last time killed by signal 9 (SIGKILL): ratd stops, as it can not keep the terminals up; see the log for each death");
+    }
+}

@@ -1,0 +1,228 @@
+//! The startup warnings of a deployment handing agents more than the user ratd runs as
+//! (ratd-design.txt, Lifecycle > Startup step 1), and the bundle's expiry (Startup: warned at
+//! startup and every 24 hours when less than a year remains).
+//!
+//! - Root: every agent, and whoever holds a client key, is root; the likely mistake is a
+//!   service missing its `User=`.
+//! - A bundle its user can replace, the key aside (ratd owns it): an agent could put a bundle
+//!   of its own in place, whose clients ratd would let in at its next start. Writable means for
+//!   the process, by `access(2)` (groups and ACLs included): the certificates, and every
+//!   directory above them up to `/`, through which a file or directory below can be renamed and
+//!   another put in its place, for the path as given and for the targets of its links. Not
+//!   checked as root, which can write anything.
+//!
+//! Warnings rather than refusals: root is a choice for a machine given whole to the agents, and
+//! ratd started by hand runs as a user owning its bundle.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use nix::unistd::{AccessFlags, access};
+use rat_core::mtls;
+
+/// The certificates of a bundle's server directory that a replacement would swap: the CA and
+/// the server certificate (the key aside: ratd reads it, and owns it).
+pub const CERTIFICATES: [&str; 2] = [mtls::CA_FILE, "server.crt"];
+
+/// Whether this process runs as root (effective uid 0).
+pub fn running_as_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The log line of the root warning.
+pub const ROOT_WARNING: &str = "running as root: every agent, and whoever holds a client key of \
+the bundle, is root; run ratd as a user of its own (User= in its systemd unit)";
+
+/// The paths through which the user of this process could replace the certificates of the
+/// bundle in `bundle_dir`: each certificate and each directory above it, for the path as given
+/// and for the targets of its links, that `access(2)` finds writable. In the order met, without
+/// repeats; empty when none is, or when running as root (not checked: root writes anything).
+pub fn replaceable_bundle_paths(bundle_dir: &Path) -> Vec<PathBuf> {
+    if running_as_root() {
+        return Vec::new();
+    }
+    writable(&paths_to_check(bundle_dir))
+}
+
+/// Of `paths`, those `access(2)` finds writable for this process (`W_OK`: its real user and
+/// groups, ACLs included), in order.
+pub fn writable(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .filter(|path| access(path.as_path(), AccessFlags::W_OK).is_ok())
+        .cloned()
+        .collect()
+}
+
+/// Every path whose write access lets the certificates of `bundle_dir` be replaced: each
+/// certificate, then each directory above it up to `/`, for the path as given (made absolute,
+/// `..` kept as written) and, for each of those that is a symbolic link, for its target, link
+/// after link (at most 40, as the kernel follows). In the order met, without repeats.
+pub fn paths_to_check(bundle_dir: &Path) -> Vec<PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    for certificate in CERTIFICATES {
+        walk(
+            &absolute(&bundle_dir.join(certificate)),
+            0,
+            &mut seen,
+            &mut order,
+        );
+    }
+    order
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Adds `path` and each directory above it, then the targets of the links among them.
+fn walk(path: &Path, depth: usize, seen: &mut BTreeSet<PathBuf>, order: &mut Vec<PathBuf>) {
+    const MAX_LINKS: usize = 40;
+    let mut links = Vec::new();
+    let mut current = Some(path);
+    while let Some(p) = current {
+        if seen.insert(p.to_path_buf()) {
+            order.push(p.to_path_buf());
+        }
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+            links.push(p.to_path_buf());
+        }
+        current = p.parent();
+    }
+    if depth >= MAX_LINKS {
+        return;
+    }
+    for link in links {
+        let Ok(target) = std::fs::read_link(&link) else {
+            continue;
+        };
+        let parent = link.parent().unwrap_or(Path::new("/"));
+        // The path below the link, now reached through its target.
+        let rest = path.strip_prefix(&link).unwrap_or(Path::new(""));
+        let target = normalize(&parent.join(target)).join(rest);
+        walk(&target, depth + 1, seen, order);
+    }
+}
+
+/// `path` with `.` dropped and `..` taking out the component before it, lexically: the target
+/// of a link is read relative to the directory of the link, which is already resolved here.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+/// The log line of the writable-bundle warning, naming `paths`.
+pub fn replaceable_bundle_warning(paths: &[PathBuf]) -> String {
+    let names = paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "the bundle can be replaced by the user ratd runs as, through {names}: an agent could put \
+a bundle of its own in place, whose clients ratd would let in at its next start; make the \
+certificates and every directory above them writable by root only"
+    )
+}
+
+/// The expiry warning at `now` for a bundle valid until `not_after`, `None` when a year or
+/// more remains (rat-core's words, the same on every side).
+pub fn expiry_warning(not_after: SystemTime, now: SystemTime) -> Option<String> {
+    mtls::expiry_warning(not_after, now)
+}
+
+/// Whole days left at `now` for a bundle valid until `not_after` when less than a year
+/// remains (0 once expired), `None` otherwise: the degradation of the status line.
+pub fn expiry_days(not_after: SystemTime, now: SystemTime) -> Option<u64> {
+    if !mtls::needs_expiry_warning(not_after, now) {
+        return None;
+    }
+    Some(mtls::validity_left(not_after, now).map_or(0, |left| left.as_secs() / 86_400))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn every_directory_up_to_the_root_is_checked_for_the_path_and_its_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("real/server")).unwrap();
+        std::fs::create_dir_all(root.join("etc")).unwrap();
+        std::os::unix::fs::symlink("../real/server", root.join("etc/server")).unwrap();
+        let mut expected = vec![
+            root.join("etc/server/ca.crt"),
+            root.join("etc/server"),
+            root.join("etc"),
+        ];
+        expected.extend(root.ancestors().map(Path::to_path_buf));
+        expected.extend([
+            root.join("real/server/ca.crt"),
+            root.join("real/server"),
+            root.join("real"),
+            root.join("etc/server/server.crt"),
+            root.join("real/server/server.crt"),
+        ]);
+        assert_eq!(paths_to_check(&root.join("etc/server")), expected);
+    }
+
+    #[test]
+    fn a_link_in_a_link_is_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("c")).unwrap();
+        std::os::unix::fs::symlink(root.join("c"), root.join("b")).unwrap();
+        std::os::unix::fs::symlink("b", root.join("a")).unwrap();
+        let paths = paths_to_check(&root.join("a"));
+        assert!(paths.contains(&root.join("a/ca.crt")));
+        assert!(paths.contains(&root.join("b/ca.crt")));
+        assert!(paths.contains(&root.join("c/ca.crt")));
+        assert!(paths.contains(&root.join("c")));
+    }
+
+    #[test]
+    fn writable_follows_access() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ca.crt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        // Our own file (or any, as root) is writable; a missing path is not.
+        assert_eq!(writable(&[file.clone(), missing]), vec![file]);
+    }
+
+    #[test]
+    fn the_warnings_name_what_to_do() {
+        insta::assert_snapshot!(
+            replaceable_bundle_warning(&[PathBuf::from("/etc/rat/prod/server"), PathBuf::from("/etc/rat/prod/server/ca.crt")]),
+            @"the bundle can be replaced by the user ratd runs as, through /etc/rat/prod/server, /etc/rat/prod/server/ca.crt: an agent could put a bundle of its own in place, whose clients ratd would let in at its next start; make the certificates and every directory above them writable by root only"
+        );
+    }
+
+    #[test]
+    fn expiry_days_count_whole_days_under_a_year() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+        let day = Duration::from_secs(86_400);
+        assert_eq!(expiry_days(now + 400 * day, now), None);
+        assert_eq!(expiry_days(now + 365 * day, now), None);
+        assert_eq!(
+            expiry_days(now + 212 * day + Duration::from_secs(7), now),
+            Some(212)
+        );
+        assert_eq!(expiry_days(now + Duration::from_secs(60), now), Some(0));
+        assert_eq!(expiry_days(now - day, now), Some(0));
+    }
+}
