@@ -55,9 +55,9 @@
 //! operation. A denied permission names the user ratd runs as, the one the terminals run as.
 //! Outcomes: the agent's input or the state it asked about (a missing file, a denied permission,
 //! a read-only file system, a directory, binary content, a line too far) is
-//! [`Outcome::Refused`](crate::tools::Outcome::Refused), logged at info level; what the agent did
+//! [`Outcome::Refused`], logged at info level; what the agent did
 //! not cause (no space left, an I/O error, a file system not answering, an internal error) is
-//! [`Outcome::Failed`](crate::tools::Outcome::Failed), a warning in the logs.
+//! [`Outcome::Failed`], a warning in the logs.
 //!
 //! **Reading** returns whole lines, lines rather than bytes: agents think in lines, and a byte
 //! offset cuts lines and characters. What is sent is checked first, as it can not be taken back

@@ -16,6 +16,9 @@
 //! - The text checks ([`Scanner`] with `check_text`) run over the same chunk while it is in
 //!   cache: `memchr` for a NUL byte, `simdutf8` for UTF-8 (a character cut between two chunks is
 //!   carried over, never taken for an invalid one).
+//! - A range of 16 MiB or more is scanned in parts by several threads at once (up to 4): the
+//!   copy from the page cache, not the passes over the bytes, is what bounds one thread. Parts
+//!   start on a character; their tallies add up to the one of a single pass.
 //! - No `mmap`: a file truncated while mapped (a log rotated, a file rewritten) kills the process
 //!   reading it with SIGBUS, and rat-core forbids `unsafe`. `pread` into a cached buffer is within
 //!   a small factor of it (see docs/benchmarks.md).
