@@ -78,13 +78,13 @@ pub enum LogLevel {
 
 impl LogLevel {
     /// The `tracing_subscriber::EnvFilter` directives for this level. rmcp logs every
-    /// stateless request at info level (ratd-design.txt, Logs): only its warnings and errors are
-    /// kept below debug.
+    /// stateless request at info level (ratd-design.txt, Logs), hyper and rustls their
+    /// connections: only their warnings and errors are kept below debug.
     pub fn filter_directives(self) -> &'static str {
         match self {
             LogLevel::Error => "error",
             LogLevel::Warn => "warn",
-            LogLevel::Info => "info,rmcp=warn",
+            LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
             LogLevel::Debug => "debug,hyper=info,h2=info,rustls=info",
             LogLevel::Trace => "trace",
         }

@@ -16,9 +16,9 @@
 //! new connection, kept-alive connections closed once idle), waits answer at once that ratd
 //! stops, other calls get 10 seconds, then the tmux server is stopped. [`run`] is both.
 //!
-//! The service side (supervising the tmux server, systemd notify and status, the journal's log
-//! format, the startup warnings) is issue 9: it fits in [`Ratd::serve`], which owns the
-//! controller for as long as ratd serves.
+//! The service side ([`service`]: the startup warnings, the supervisor of the tmux server,
+//! systemd's notify protocol and status line, the journal's log form) runs in
+//! [`Ratd::start`] (warnings, the check's log) and [`Ratd::serve_with`] (the rest).
 #![forbid(unsafe_code)]
 
 pub mod cli;
@@ -31,10 +31,10 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rat_core::mtls;
-use rat_core::terminals::{Controller, ControllerConfig};
+use rat_core::terminals::{Controller, ControllerConfig, StopStep};
 use rat_core::tools::ReadBudget;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -43,6 +43,8 @@ use tokio_util::task::TaskTracker;
 
 pub use cli::{Args, Listen};
 pub use serve::Peer;
+pub use service::notify::Notifier;
+pub use service::supervisor::TooManyDeaths;
 pub use tools::InFlight;
 
 /// How long calls in flight get to finish once ratd stops (ratd-design.txt, Shutdown).
@@ -101,6 +103,8 @@ pub struct Ratd {
     acceptor: TlsAcceptor,
     controller: Controller,
     shared: Arc<mcp::Shared>,
+    /// The end of the bundle's validity, checked again every day.
+    not_after: SystemTime,
 }
 
 impl Ratd {
@@ -118,6 +122,7 @@ impl Ratd {
         })?;
         let tenant = side.tenant().to_owned();
         let host = host_name();
+        let mut degradations = service::warnings::startup(&config.bundle, side.not_after());
 
         // 2. The tmux server of the tenant.
         let mut terminals = ControllerConfig::new(tenant.clone());
@@ -132,6 +137,7 @@ impl Ratd {
 
         // 3. The terminals, checked once: the outcome shapes instructions and descriptions.
         let check = controller.check_terminals().await;
+        degradations.terminals = service::warnings::terminal_check(&check);
         let tools = rat_core::catalog::tools(&check, config.read_budget)
             .into_iter()
             .map(mcp::rmcp_tool)
@@ -150,19 +156,27 @@ impl Ratd {
             }
         };
         let runner = tools::Runner::new(controller.clone(), config.read_budget);
-        let shared = Arc::new(mcp::Shared::new(
-            &tenant,
-            &host,
-            tools,
-            instructions,
-            runner,
-        ));
         let addrs = listeners
             .iter()
             .filter_map(|l| l.local_addr().ok())
             .map(|a| a.to_string())
             .collect::<Vec<_>>()
             .join(", ");
+        let status = Arc::new(service::status::Status::new(
+            &tenant,
+            &addrs,
+            Some(runner.in_flight.clone()),
+            Notifier::nowhere(),
+        ));
+        status.degrade(|d| *d = degradations);
+        let shared = Arc::new(mcp::Shared::new(
+            &tenant,
+            &host,
+            tools,
+            instructions,
+            runner,
+            status,
+        ));
         tracing::info!(
             version = env!("CARGO_PKG_VERSION"),
             tenant,
@@ -177,6 +191,7 @@ impl Ratd {
             acceptor: TlsAcceptor::from(side.rustls_config()),
             controller,
             shared,
+            not_after: side.not_after(),
         })
     }
 
@@ -211,17 +226,43 @@ impl Ratd {
             .collect()
     }
 
-    /// Serves until `shutdown` fires, then stops: the door closes, waits answer at once that
-    /// ratd stops, other calls get [`SHUTDOWN_GRACE`], then the tmux server is stopped, so that
-    /// nothing ratd started is left running (ratd-design.txt, Shutdown).
+    /// Serves until `shutdown` fires, then stops: [`Ratd::serve_with`] outside systemd. The
+    /// supervisor giving up is logged as an error and stops ratd the same way.
     pub async fn serve(self, shutdown: CancellationToken) {
+        let _ = self.serve_with(shutdown, Notifier::nowhere()).await;
+    }
+
+    /// Serves until `shutdown` fires or the tmux server dies too often, telling `notifier`
+    /// (systemd) how it goes, then stops in the spec's order (ratd-design.txt, Lifecycle >
+    /// tmux server, Status, Shutdown):
+    ///
+    /// - serving: the supervisor keeps the tmux server running, the status line is rendered
+    ///   every 10 s, the bundle's expiry checked every day; `READY=1` once the door is open;
+    /// - the stop: `STOPPING=1` at once, and the status line `stopping: closing the door`; the
+    ///   supervisor stops (it must not restart what ratd stops) and the door closes: no new
+    ///   connection, waits answer at once that ratd stops, other calls get [`SHUTDOWN_GRACE`];
+    ///   then `stopping: stopping the terminals` and the tmux server is stopped with the
+    ///   controller's escalation (a server that exited with the door, signalled by systemd with
+    ///   ratd, needed nothing forced: logged at info).
+    ///
+    /// # Errors
+    /// [`TooManyDeaths`] when the supervisor gave up (five deaths within five minutes): ratd
+    /// stopped all the same, and exits with an error.
+    pub async fn serve_with(
+        self,
+        shutdown: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<(), TooManyDeaths> {
         let Ratd {
             tenant,
             listeners,
             acceptor,
             controller,
             shared,
+            not_after,
         } = self;
+        let status = shared.status.clone();
+        status.set_notifier(notifier);
         let door = CancellationToken::new();
         let hard_stop = CancellationToken::new();
         let connections = TaskTracker::new();
@@ -236,12 +277,36 @@ impl Ratd {
                 hard_stop.clone(),
             ));
         }
+        let stop_service = CancellationToken::new();
+        let mut supervisor = tokio::spawn(service::supervisor::supervise(
+            controller.clone(),
+            stop_service.clone(),
+            Some(status.clone()),
+        ));
+        let renders = tokio::spawn(status.clone().run(stop_service.clone()));
+        let expiry = tokio::spawn(service::warnings::expiry_every_day(
+            not_after,
+            status.clone(),
+            stop_service.clone(),
+        ));
+        status.ready();
 
-        shutdown.cancelled().await;
+        let gave_up = tokio::select! {
+            () = shutdown.cancelled() => None,
+            joined = &mut supervisor => Some(joined),
+        };
 
+        status.stopping(service::status::StopStep::ClosingTheDoor);
         tracing::info!(tenant, "stopping: closing the door");
+        stop_service.cancel();
         door.cancel();
         controller.announce_stop();
+        let supervised = match gave_up {
+            Some(joined) => joined,
+            None => supervisor.await,
+        };
+        let _ = renders.await;
+        let _ = expiry.await;
         while accept_loops.join_next().await.is_some() {}
         connections.close();
         if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
@@ -255,10 +320,31 @@ impl Ratd {
             hard_stop.cancel();
             connections.wait().await;
         }
+        status.stopping(service::status::StopStep::StoppingTheTerminals);
         tracing::info!(tenant, "stopping: stopping the terminals");
         match controller.stop().await {
-            Ok(report) => tracing::info!(tenant, step = %report.step, "stopped"),
+            Ok(report) => match report.step {
+                StopStep::AlreadyExited if report.exit.requested => {
+                    tracing::info!(tenant, "stopped: the tmux server had already exited")
+                }
+                StopStep::AlreadyExited => tracing::info!(
+                    tenant,
+                    exit = %report.exit.status,
+                    "stopped: the tmux server had exited on its own (stopped as a service, systemd signals tmux too): nothing to force"
+                ),
+                StopStep::KillServer => tracing::info!(tenant, step = %report.step, "stopped"),
+                StopStep::Terminate | StopStep::Kill => {
+                    tracing::warn!(tenant, step = %report.step, "stopped, forcing the tmux server")
+                }
+            },
             Err(error) => tracing::warn!(tenant, %error, "stopped, the tmux server may be left"),
+        }
+        match supervised {
+            Ok(result) => result,
+            Err(panicked) => {
+                tracing::error!(error = %panicked, "the supervisor of the tmux server failed");
+                Ok(())
+            }
         }
     }
 }
@@ -269,6 +355,34 @@ impl Ratd {
 /// [`StartError`] when a startup step fails.
 pub async fn run(config: Config, shutdown: CancellationToken) -> Result<(), StartError> {
     Ratd::start(config).await?.serve(shutdown).await;
+    Ok(())
+}
+
+/// Why ratd exits with an error: a startup step failed, or the terminals died too often.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A startup step failed.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// The supervisor gave up on the tmux server.
+    #[error(transparent)]
+    TerminalsDying(#[from] TooManyDeaths),
+}
+
+/// [`Ratd::start`], then [`Ratd::serve_with`] telling `notifier`: what ratd's `main` runs.
+///
+/// # Errors
+/// [`RunError`]: a startup step failed, or the tmux server died too often.
+pub async fn run_service(
+    config: Config,
+    shutdown: CancellationToken,
+    notifier: Notifier,
+) -> Result<(), RunError> {
+    Ratd::start(config)
+        .await?
+        .serve_with(shutdown, notifier)
+        .await?;
     Ok(())
 }
 

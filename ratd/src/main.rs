@@ -1,28 +1,43 @@
-//! ratd's command: parses the flags, installs the log subscriber (stderr), and runs ratd until
-//! SIGTERM or SIGINT (ratd-design.txt, Configuration, Lifecycle, Logs).
-#![forbid(unsafe_code)]
+//! ratd's command: parses the flags, installs the log subscriber (stderr, in the journal's form
+//! when stderr is the journal stream), takes `NOTIFY_SOCKET` out of the environment while
+//! keeping its address, and runs ratd until SIGTERM or SIGINT (ratd-design.txt, Configuration,
+//! Lifecycle, Logs). Exits 1 when a startup step fails or the terminals die too often.
+// `deny` rather than `forbid`: the one `allow` below takes NOTIFY_SOCKET out of the environment.
+#![deny(unsafe_code)]
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use ratd::service::logs::{self, Form};
+use ratd::service::notify::{NOTIFY_SOCKET, Notifier};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let args = ratd::Args::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(EnvFilter::new(args.log_level.filter_directives()))
-        .with_target(false)
-        .init();
+    // systemd's notify socket: its address is kept for ratd, and the variable leaves the
+    // environment before tmux starts, so that the terminals do not inherit it (systemctl,
+    // journalctl or systemd-detect-virt run in a terminal would report to it, and systemd warn
+    // in ratd's journal each time), as sd_notify's unset_environment does.
+    let notifier = Notifier::from_env();
+    // SAFETY: no other thread exists yet (the async runtime is built below, and nothing before
+    // this line starts one), which is remove_var's only precondition.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::remove_var(NOTIFY_SOCKET);
+    }
+    let form = Form::detect();
+    logs::init(args.log_level, form);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("ratd: can not start the async runtime: {error}");
+            eprintln!(
+                "{}",
+                form.error_line(&format!("can not start the async runtime: {error}"))
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -34,7 +49,10 @@ fn main() -> ExitCode {
         ) {
             (Ok(term), Ok(int)) => (term, int),
             (Err(error), _) | (_, Err(error)) => {
-                eprintln!("ratd: can not handle SIGTERM and SIGINT: {error}");
+                eprintln!(
+                    "{}",
+                    form.error_line(&format!("can not handle SIGTERM and SIGINT: {error}"))
+                );
                 return Err(());
             }
         };
@@ -47,9 +65,11 @@ fn main() -> ExitCode {
             tracing::info!(signal = name, "stopping on signal");
             on_signal.cancel();
         });
-        ratd::run(args.config(), shutdown).await.map_err(|error| {
-            eprintln!("ratd: {error}");
-        })
+        ratd::run_service(args.config(), shutdown, notifier)
+            .await
+            .map_err(|error| {
+                eprintln!("{}", form.error_line(&error));
+            })
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,6 +51,8 @@ pub(crate) struct Shared {
     tools: Vec<Tool>,
     /// The tool runners: the terminals of the tenant and the read budget of the file tools.
     pub(crate) runner: crate::tools::Runner,
+    /// The status line: last seen per session, degradations, waits (issue 9).
+    pub(crate) status: Arc<crate::service::status::Status>,
     sessions: Arc<NeverSessionManager>,
     http: StreamableHttpServerConfig,
 }
@@ -64,6 +66,7 @@ impl Shared {
         tools: Vec<Tool>,
         instructions: String,
         runner: crate::tools::Runner,
+        status: Arc<crate::service::status::Status>,
     ) -> Self {
         let mut server_info = Implementation::new("rat", env!("CARGO_PKG_VERSION"));
         server_info.title = Some(format!("rat {tenant} on {host}"));
@@ -82,6 +85,7 @@ impl Shared {
             info,
             tools,
             runner,
+            status,
             sessions: Arc::new(NeverSessionManager::default()),
             http,
         }

@@ -200,16 +200,23 @@ pub(crate) async fn route(
             .expect("a static response is valid");
     }
     let started = Instant::now();
-    let method = request.method().clone();
+    // Last seen, whatever the method (ratd-design.txt, Status).
+    shared.status.seen(&peer.client);
     request.extensions_mut().insert(peer.clone());
+    let (request, method) = {
+        let (parts, body) = request.into_parts();
+        let (tapped, method) = crate::service::requests::Tap::new(body);
+        (Request::from_parts(parts, tapped), method)
+    };
     let service = shared.service_for(peer.clone());
     let response = service.handle(request).await;
+    // One line per MCP request at debug level: never its parameters (ratd-design.txt, Logs).
     tracing::debug!(
         session = %peer.client,
         addr = %peer.addr,
-        %method,
+        method = method.method(),
         status = response.status().as_u16(),
-        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        duration_ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0,
         "MCP request"
     );
     response

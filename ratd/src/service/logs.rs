@@ -83,17 +83,11 @@ pub fn priority(level: &Level) -> u8 {
     }
 }
 
-/// The filter of `--log-level`: the level for ratd, and for the libraries whose own info lines
-/// are chatter (rmcp logs every stateless request at info; hyper and rustls their connections)
-/// nothing under warning unless `--log-level debug` or `trace` asks for everything.
+/// The filter of `--log-level` ([`LogLevel::filter_directives`]): the level for ratd, and for
+/// the libraries whose own info lines are chatter (rmcp logs every stateless request at info;
+/// hyper and rustls their connections) nothing under warning unless `--log-level debug` asks.
 pub fn filter(level: LogLevel) -> EnvFilter {
-    EnvFilter::new(match level {
-        LogLevel::Error => "error",
-        LogLevel::Warn => "warn",
-        LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
-        LogLevel::Debug => "debug",
-        LogLevel::Trace => "trace",
-    })
+    EnvFilter::new(level.filter_directives())
 }
 
 /// The journal's line format: `<N>` then the message and its fields, no time, no level.

@@ -9,11 +9,13 @@
 //!   is the journal stream; rmcp's, hyper's and rustls' chatter only at debug.
 //! - [`warnings`]: the startup warnings (root, a bundle its user can replace) and the bundle's
 //!   expiry.
+//! - [`requests`]: the method of each MCP request, for its debug line.
 //! - [`supervisor`]: keeps the tmux server running, within a crash budget of five deaths in
 //!   five minutes.
 
 pub mod logs;
 pub mod notify;
+pub mod requests;
 pub mod status;
 pub mod supervisor;
 pub mod warnings;

@@ -190,7 +190,7 @@ impl StatusState {
 pub struct Status {
     state: Mutex<StatusState>,
     in_flight: Option<Arc<InFlight>>,
-    notifier: Notifier,
+    notifier: Mutex<Notifier>,
     /// Whether READY=1 was sent; nothing is sent before.
     ready: Mutex<Option<String>>,
 }
@@ -198,7 +198,7 @@ pub struct Status {
 impl std::fmt::Debug for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Status")
-            .field("notifier", &self.notifier)
+            .field("notifier", &self.notifier())
             .finish_non_exhaustive()
     }
 }
@@ -215,7 +215,7 @@ impl Status {
         Self {
             state: Mutex::new(StatusState::new(tenant, address)),
             in_flight,
-            notifier,
+            notifier: Mutex::new(notifier),
             ready: Mutex::new(None),
         }
     }
@@ -225,8 +225,16 @@ impl Status {
     }
 
     /// The notifier the line goes to.
-    pub fn notifier(&self) -> &Notifier {
-        &self.notifier
+    pub fn notifier(&self) -> Notifier {
+        self.notifier
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Sends to `notifier` from now on (ratd's `main` hands it over once ratd started).
+    pub fn set_notifier(&self, notifier: Notifier) {
+        *self.notifier.lock().unwrap_or_else(|e| e.into_inner()) = notifier;
     }
 
     /// A request of `session` at `now` (whatever its method).
@@ -272,7 +280,7 @@ impl Status {
     /// Sends `READY=1`, then the line: ratd serves.
     pub fn ready(&self) {
         let line = self.render_at(Instant::now());
-        if let Err(error) = self.notifier.ready() {
+        if let Err(error) = self.notifier().ready() {
             tracing::warn!(%error, "telling systemd ratd is ready failed");
         }
         self.send(&line);
@@ -288,7 +296,7 @@ impl Status {
             state.stopping = Some(step);
             first
         };
-        if first && let Err(error) = self.notifier.stopping() {
+        if first && let Err(error) = self.notifier().stopping() {
             tracing::warn!(%error, "telling systemd ratd stops failed");
         }
         let line = step.line().to_owned();
@@ -313,7 +321,7 @@ impl Status {
     }
 
     fn send(&self, line: &str) {
-        if let Err(error) = self.notifier.status(line) {
+        if let Err(error) = self.notifier().status(line) {
             tracing::debug!(%error, "sending the status line to systemd failed");
         }
     }

@@ -18,8 +18,18 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use nix::unistd::{AccessFlags, access};
 use rat_core::mtls;
+use rat_core::terminals::TerminalCheck;
+use tokio_util::sync::CancellationToken;
+
+use super::status::{Degradations, Status};
+
+/// How often the bundle's expiry is checked again while ratd serves.
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The certificates of a bundle's server directory that a replacement would swap: the CA and
 /// the server certificate (the key aside: ratd reads it, and owns it).
@@ -151,9 +161,79 @@ pub fn expiry_days(not_after: SystemTime, now: SystemTime) -> Option<u64> {
     Some(mtls::validity_left(not_after, now).map_or(0, |left| left.as_secs() / 86_400))
 }
 
+/// The warnings of startup step 1, logged at warning level once the bundle loaded: root, or a
+/// bundle its user can replace (naming the paths), and the expiry when less than a year
+/// remains. Returns what they degrade, for the status line.
+pub fn startup(bundle_dir: &Path, not_after: SystemTime) -> Degradations {
+    let mut degradations = Degradations::default();
+    if running_as_root() {
+        tracing::warn!("{ROOT_WARNING}");
+        degradations.root = true;
+    } else {
+        let paths = replaceable_bundle_paths(bundle_dir);
+        if !paths.is_empty() {
+            tracing::warn!("{}", replaceable_bundle_warning(&paths));
+            degradations.bundle_writable = true;
+        }
+    }
+    let now = SystemTime::now();
+    if let Some(warning) = expiry_warning(not_after, now) {
+        tracing::warn!("{warning}");
+    }
+    degradations.expiry_days = expiry_days(not_after, now);
+    degradations
+}
+
+/// Logs the startup check of the terminals (Startup step 3): info when everything holds, else
+/// a warning naming what startup files defeat (and what `PROMPT_COMMAND` became), or why the
+/// check could not run. Returns the labels of the status line.
+pub fn terminal_check(check: &TerminalCheck) -> Vec<&'static str> {
+    let labels = check.warnings();
+    let duration_ms = check.duration.as_millis() as u64;
+    if labels.is_empty() {
+        tracing::info!(
+            duration_ms,
+            "terminals checked: bracketed paste holds, prompts and exit statuses are recorded"
+        );
+    } else if !check.ran {
+        tracing::warn!(
+            duration_ms,
+            problem = check.problem.as_deref().unwrap_or("unknown"),
+            "the check of the terminals could not run, taken as nothing holding: agents are told to send one line at a time, and no exit status; a startup file of bash blocking blocks every terminal too"
+        );
+    } else {
+        tracing::warn!(
+            duration_ms,
+            defeated = labels.join(", "),
+            prompt_command = check.prompt_command.as_deref().unwrap_or(""),
+            "bash startup files defeat rat in the terminals (PROMPT_COMMAND assigned rather than added to, a command run before rat's hook, bracketed paste turned off): the terminals work, agents are told what does not hold"
+        );
+    }
+    labels
+}
+
+/// Checks the bundle's expiry every [`EXPIRY_EVERY`] until `stop` fires: warns when less than a
+/// year remains, and updates the status line's days.
+pub async fn expiry_every_day(not_after: SystemTime, status: Arc<Status>, stop: CancellationToken) {
+    let mut every = tokio::time::interval(EXPIRY_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The first tick is at once: startup warned already.
+    every.tick().await;
+    loop {
+        tokio::select! {
+            _ = every.tick() => {}
+            () = stop.cancelled() => return,
+        }
+        let now = SystemTime::now();
+        if let Some(warning) = expiry_warning(not_after, now) {
+            tracing::warn!("{warning}");
+        }
+        status.degrade(|d| d.expiry_days = expiry_days(not_after, now));
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
 
