@@ -5,6 +5,7 @@
 //! rat-tool bundle generate --tenant NAME --client NAME [--client NAME...] --output DIR
 //! rat-tool bundle inspect DIR [DIR...]
 //! rat-tool check --server HOST:PORT --bundle DIR      (the flags of rat, declared once)
+//! rat-tool config --server HOST:PORT --bundle DIR     (the harness entry starting rat)
 //! ```
 //!
 //! Glue only: the bundles are `rat_core::mtls`, the flags `rat_core::connect`; `check` is an
@@ -13,6 +14,7 @@
 
 mod bundle;
 mod check;
+mod config;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +48,13 @@ enum Command {
     /// TLS, MCP, the tools. It calls no tool, leaving nothing behind on the server.
     #[command(after_help = EXIT_HELP)]
     Check(#[command(flatten)] rat_core::connect::ServerArgs),
+    /// Print the harness configuration of a client directory: the "mcpServers" entry starting
+    /// rat with these flags, and the direct URL with the files to present.
+    ///
+    /// Takes the flags of rat. The entry names rat next to this rat-tool, and the client
+    /// directory, by absolute paths; the directory is checked first, as rat checks it.
+    #[command(after_help = EXIT_HELP)]
+    Config(#[command(flatten)] rat_core::connect::ServerArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +99,7 @@ fn main() -> ExitCode {
             output,
         }) => bundle::generate(&mut out, &tenant, &clients, &output),
         Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
+        Command::Config(args) => config::config(&mut out, &args),
         Command::Check(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()

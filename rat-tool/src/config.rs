@@ -1,0 +1,207 @@
+//! `rat-tool config --bundle DIR --server HOST:PORT`: prints the harness configuration of a
+//! client directory (issue 8): the `mcpServers` entry starting rat, the stdio bridge every
+//! harness can start, and the direct URL with the files a harness able to present a client
+//! certificate needs (ratd-design.txt, The bridge).
+//!
+//! The entry names rat by the absolute path of the `rat` binary next to rat-tool's own
+//! executable (built together, `cargo build --release -p rat -p rat-tool`), and the client
+//! directory by its absolute path: a harness starts servers from a directory of its own.
+//! The client directory is loaded and checked first, as rat does at its start: an entry for a
+//! bundle rat would refuse is refused here, with the same error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rat_core::connect::{ServerAddress, ServerArgs};
+use rat_core::mtls;
+use serde_json::json;
+
+use crate::bundle::Failure;
+
+/// The name of rat's binary, looked for next to rat-tool's own executable.
+const RAT_BINARY: &str = "rat";
+
+/// What the configuration is made of, once the client directory is checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// The absolute path of rat's binary.
+    pub(crate) rat: PathBuf,
+    /// The address of ratd, as given.
+    pub(crate) server: ServerAddress,
+    /// The client directory, absolute.
+    pub(crate) client_dir: PathBuf,
+    /// The tenant its certificates name.
+    pub(crate) tenant: String,
+    /// The client (session) its certificate names.
+    pub(crate) client: String,
+}
+
+/// Runs `rat-tool config`: checks the client directory, finds rat next to this executable,
+/// and prints the configuration ([`render`]). A missing rat binary is a warning on stderr: the
+/// entry is printed all the same, for a rat installed there later.
+///
+/// # Errors
+/// The client directory does not load (the check that failed, as rat would tell it, with a
+/// pointer to `DIR/clients/NAME` when the bundle's top directory was given), a path that JSON
+/// can not hold (not UTF-8), or writing to `out` failing.
+pub(crate) fn config(out: &mut impl Write, args: &ServerArgs) -> Result<(), Failure> {
+    let client_dir = std::path::absolute(&args.bundle)
+        .map_err(|e| format!("can not make {} absolute: {e}", args.bundle.display()))?;
+    let side = mtls::load_client(&client_dir).map_err(|e| {
+        let mut message = format!(
+            "the client directory {} can not be used: {e}",
+            client_dir.display()
+        );
+        if client_dir.join("clients").is_dir() {
+            message.push_str(&format!(
+                "\n{} is a whole bundle: give the directory of one client, {}",
+                client_dir.display(),
+                client_dir.join("clients").join("NAME").display()
+            ));
+        }
+        message
+    })?;
+    let rat = rat_next_to_this_executable()?;
+    if !rat.is_file() {
+        eprintln!(
+            "rat-tool: warning: {} does not exist yet: build rat next to rat-tool (cargo build --release -p rat -p rat-tool), or install both in one directory",
+            rat.display()
+        );
+    }
+    let entry = Entry {
+        rat,
+        server: args.server.clone(),
+        client_dir,
+        tenant: side.tenant().to_owned(),
+        client: side.client_name().to_owned(),
+    };
+    let text = render(&entry)?;
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("can not write the configuration: {e}"))
+}
+
+/// The path of rat next to rat-tool's own executable.
+fn rat_next_to_this_executable() -> Result<PathBuf, Failure> {
+    let exe = std::env::current_exe().map_err(|e| {
+        format!("can not tell where rat-tool runs from, to find rat next to it: {e}")
+    })?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+    Ok(dir.join(RAT_BINARY))
+}
+
+/// A path as JSON holds it: UTF-8 only.
+fn utf8(path: &Path) -> Result<&str, Failure> {
+    path.to_str().ok_or_else(|| {
+        format!(
+            "{} is not UTF-8, which a JSON configuration can not hold: move it to a path that is",
+            path.display()
+        )
+    })
+}
+
+/// The configuration text: a header naming the client, the tenant and ratd; the
+/// `{"mcpServers": {"rat-TENANT": {"command": RAT, "args": [...]}}}` object (pretty JSON, the
+/// server named after the tenant, as harnesses prefix tool names with it); then the direct URL
+/// `https://HOST:PORT/mcp` with the client certificate, its key and the CA to trust.
+///
+/// # Errors
+/// A path that is not UTF-8.
+pub(crate) fn render(entry: &Entry) -> Result<String, Failure> {
+    let rat = utf8(&entry.rat)?;
+    let dir = utf8(&entry.client_dir)?;
+    let server = entry.server.to_string();
+    let name = format!("rat-{}", entry.tenant);
+    let config = json!({
+        "mcpServers": {
+            name.clone(): {
+                "command": rat,
+                "args": ["--server", server, "--bundle", dir],
+            }
+        }
+    });
+    let config = serde_json::to_string_pretty(&config)
+        .map_err(|e| format!("can not write the configuration as JSON: {e}"))?;
+    let file = |name: &str| entry.client_dir.join(name).display().to_string();
+    Ok(format!(
+        "\
+Client {client} of tenant {tenant} (its terminals: session {client}), reaching ratd at {server}.
+
+For any harness: rat, the stdio bridge, started by the harness. Add this server to the
+\"mcpServers\" of the harness's MCP configuration (for example the .mcp.json of a Claude
+Code project):
+
+{config}
+
+For a harness that can present a client certificate itself (no bridge):
+  URL          {url}
+  certificate  {cert}
+  key          {key}
+  CA           {ca}
+               (trust this CA alone, and do not check the host name: ratd's
+               certificate names tenant {tenant}, not a host)
+
+Check it first as the harness will reach it:
+  rat-tool check --server {server} --bundle {dir_shown}
+",
+        client = entry.client,
+        tenant = entry.tenant,
+        url = entry.server.url(),
+        cert = file("client.crt"),
+        key = file("client.key"),
+        ca = file("ca.crt"),
+        dir_shown = entry.client_dir.display(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(server: &str) -> Entry {
+        Entry {
+            rat: PathBuf::from("/opt/rat/bin/rat"),
+            server: server.parse().expect("a valid address"),
+            client_dir: PathBuf::from("/home/me/rat/demo/bundle/clients/agent"),
+            tenant: "demo".to_owned(),
+            client: "agent".to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_entry_and_the_direct_url() {
+        insta::assert_snapshot!(render(&entry("127.0.0.1:7281")).expect("renders"));
+    }
+
+    #[test]
+    fn an_ipv6_server_keeps_its_brackets() {
+        insta::assert_snapshot!(render(&entry("[::1]:7281")).expect("renders"));
+    }
+
+    #[test]
+    fn the_json_starts_rat_with_its_flags() {
+        let text = render(&entry("build.example:7281")).expect("renders");
+        let start = text.find('{').expect("a JSON object");
+        let end = text.rfind("\n}\n").expect("the end of the JSON object") + 2;
+        let config: serde_json::Value =
+            serde_json::from_str(&text[start..end]).expect("valid JSON");
+        assert_eq!(
+            config,
+            json!({"mcpServers": {"rat-demo": {
+                "command": "/opt/rat/bin/rat",
+                "args": ["--server", "build.example:7281", "--bundle",
+                         "/home/me/rat/demo/bundle/clients/agent"],
+            }}})
+        );
+    }
+
+    #[test]
+    fn a_path_json_can_not_hold_is_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut bad = entry("127.0.0.1:7281");
+        bad.client_dir = PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/\xff/agent"));
+        insta::assert_snapshot!(render(&bad).expect_err("refused"));
+    }
+}

@@ -1,0 +1,45 @@
+"""The official Python MCP SDK starting the server of a harness configuration, as a harness does.
+
+    python3 from_config.py CONFIG.json
+
+Reads {"mcpServers": {NAME: {"command", "args"}}} (as `rat-tool config` prints it), starts the
+one server with exactly that command and those arguments over stdio, then lists the windows and
+runs a command in main. Prints one JSON line per step: {"step", "isError", "text"}.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import Client, StdioServerParameters
+
+
+def emit(step, text, is_error=None):
+    line = {"step": step, "text": text}
+    if is_error is not None:
+        line["isError"] = is_error
+    print(json.dumps(line), flush=True)
+
+
+async def call(client, tool, arguments):
+    result = await client.call_tool(tool, arguments)
+    text = "".join(block.text for block in result.content if block.type == "text")
+    emit(tool, text, bool(result.is_error))
+
+
+async def main(path):
+    with open(path) as f:
+        servers = json.load(f)["mcpServers"]
+    (name, server), = servers.items()
+    emit("server", name)
+    params = StdioServerParameters(command=server["command"], args=server["args"])
+    async with Client(params) as client:
+        await call(client, "list_windows", {})
+        await call(client, "wait_window", {"window": "main", "max_seconds": 20})
+        await call(client, "send_text", {"window": "main", "text": "echo configured", "enter": True})
+        await call(client, "wait_window", {"window": "main", "max_seconds": 20})
+        await call(client, "read_window", {"window": "main"})
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))
