@@ -114,3 +114,13 @@ async fn nul_cannot_go_into_a_command_line_and_nothing_is_sent() {
     env.client.load_buffer("n", b"a\0b").await.unwrap();
     assert_eq!(env.client.save_buffer("n").await.unwrap(), b"a\0b");
 }
+
+#[tokio::test]
+async fn an_empty_load_is_refused_as_tmux_keeps_no_empty_buffer() {
+    let env = env("emptyload").await;
+    let err = env.client.load_buffer("e", b"").await.unwrap_err();
+    assert!(matches!(err, Error::Refused(_)), "{err:?}");
+    insta::assert_snapshot!(err.to_string(), @"refused: tmux keeps no empty buffer: there is nothing to load");
+    let err = env.client.load_buffer("a,b", b"x").await.unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"refused: a buffer name is ASCII letters, digits, '_', '-' or '.'");
+}
