@@ -70,9 +70,9 @@ pub enum LogLevel {
     Warn,
     /// Lifecycle and one line per tool call (the default).
     Info,
-    /// Also one line per MCP request, and rmcp's own lines.
+    /// Also one line per MCP request, and rmcp's, hyper's and rustls' info lines.
     Debug,
-    /// Everything, including rmcp's and hyper's traces.
+    /// Everything, including hyper's traces (rmcp's content-bearing lines never).
     Trace,
 }
 
@@ -85,8 +85,11 @@ impl LogLevel {
             LogLevel::Error => "error",
             LogLevel::Warn => "warn",
             LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
-            LogLevel::Debug => "debug,hyper=info,h2=info,rustls=info",
-            LogLevel::Trace => "trace",
+            // rmcp's own debug and trace lines print every request and response whole (texts,
+            // keys, file contents): never below info, whatever the level (ratd-design.txt, Logs:
+            // never the content).
+            LogLevel::Debug => "debug,rmcp=info,hyper=info,h2=info,rustls=info",
+            LogLevel::Trace => "trace,rmcp=info",
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What the service tests share: the real ratd binary started on a fresh bundle (its own tenant,
 //! so its own tmux socket, killed at the end even when the test fails), its stderr read line by
 //! line, and rmcp's client over mutual TLS to the address it logged.
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
