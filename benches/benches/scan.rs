@@ -140,6 +140,71 @@ fn main() {
     });
     group.finish();
     criterion.final_summary();
+    cpu_times(&file);
+}
+
+/// CPU time (user + system, all threads) and wall time per scan of the 1 GiB, over 5 scans each:
+/// on a machine shared with other work, wall time tells the load as much as the code, while CPU
+/// time tells what a scan costs, and wall time on an idle machine is about CPU time divided by
+/// the threads scanning.
+fn cpu_times(file: &File) {
+    fn cpu() -> Duration {
+        // /proc/self/stat: utime and stime, fields 14 and 15, in clock ticks (100 per second)
+        let stat = fs::read_to_string("/proc/self/stat").unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_millis(ticks * 10)
+    }
+    let single = scan::PARALLEL_FROM - 1;
+    let cases: [(&str, &dyn Fn()); 4] = [
+        ("count lines, in parts on threads", &|| {
+            scan::scan_file(file, 0, SIZE, false, far())
+                .unwrap()
+                .unwrap();
+        }),
+        ("count lines + text checks, in parts on threads", &|| {
+            scan::scan_file(file, 0, SIZE, true, far())
+                .unwrap()
+                .unwrap();
+        }),
+        ("count lines + text checks, one thread", &|| {
+            let mut offset = 0;
+            while offset < SIZE {
+                let to = (offset + single).min(SIZE);
+                scan::scan_file(file, offset, to, true, far())
+                    .unwrap()
+                    .unwrap();
+                offset = to;
+            }
+        }),
+        ("pread only, one thread", &|| {
+            use std::os::unix::fs::FileExt;
+            let mut buffer = vec![0u8; scan::CHUNK];
+            let mut offset = 0;
+            while offset < SIZE {
+                offset += file.read_at(&mut buffer, offset).unwrap() as u64;
+            }
+        }),
+    ];
+    println!("per scan of 1 GiB (5 scans):");
+    for (name, case) in cases {
+        let (started, cpu_before) = (Instant::now(), cpu());
+        for _ in 0..5 {
+            case();
+        }
+        let wall = started.elapsed() / 5;
+        let cpu = (cpu() - cpu_before) / 5;
+        println!(
+            "  {name}: {} ms wall, {} ms CPU",
+            wall.as_millis(),
+            cpu.as_millis()
+        );
+    }
 }
 
 fn memchr_count(bytes: &[u8]) -> usize {
