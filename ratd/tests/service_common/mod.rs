@@ -91,6 +91,11 @@ impl Daemon {
         .take_piped_stderr()
     }
 
+    /// Reads the stderr piped by the `configure` of [`Daemon::spawn_with`].
+    pub fn with_piped_stderr(self) -> Daemon {
+        self.take_piped_stderr()
+    }
+
     fn take_piped_stderr(mut self) -> Daemon {
         let stderr = self.child.stderr.take().expect("stderr piped");
         let (send, lines) = mpsc::channel();

@@ -1,0 +1,125 @@
+//! The supervisor of the tmux server from outside (ratd-design.txt, Lifecycle > tmux server):
+//! the real ratd binary, its tmux server killed with SIGKILL as a crash or the OOM killer would.
+
+mod service_common;
+
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use serde_json::json;
+use service_common::{Daemon, call, tmux_server_pid};
+
+const RESTARTING: &str = "The terminals are restarting after a failure, and every window was lost: retry in a few seconds to find a fresh main.";
+
+fn kill_tmux(ratd: &Daemon) -> u32 {
+    let pid = tmux_server_pid(&ratd.guard.socket).expect("the tmux server runs");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
+    pid
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_tmux_server_is_restarted_with_a_fresh_main() {
+    let home = tempfile::tempdir().unwrap();
+    let mut ratd = Daemon::spawn_with(&[], |command| {
+        command
+            .env("HOME", home.path())
+            .stderr(std::process::Stdio::piped());
+        Box::new(std::io::empty())
+    });
+    ratd = ratd.with_piped_stderr();
+    ratd.wait_serving();
+    let client = ratd.mcp("alice").await;
+    let (text, is_error) = call(&client, "create_window", json!({"name": "build"})).await;
+    assert!(!is_error, "{text}");
+
+    let old = kill_tmux(&ratd);
+    let death = ratd.wait_for("the tmux server died");
+    assert!(death.contains(&format!("pid={old}")), "{death}");
+    assert!(
+        death.contains("reason=\"killed by signal 9 (SIGKILL)\""),
+        "{death}"
+    );
+    assert!(death.contains("deaths_in_5m=1"), "{death}");
+    // Within the second before the restart, tools answer that the terminals restart.
+    let (text, is_error) = call(&client, "list_windows", json!({})).await;
+    assert_eq!(text, RESTARTING);
+    assert!(is_error);
+
+    let restarted = ratd.wait_for("tmux server restarted");
+    let new = tmux_server_pid(&ratd.guard.socket).expect("a new tmux server runs");
+    assert_ne!(new, old);
+    assert!(restarted.contains(&format!("pid={new}")), "{restarted}");
+    // The windows are gone: a fresh main, and the header telling so.
+    let (text, is_error) = call(&client, "list_windows", json!({})).await;
+    assert!(!is_error, "{text}");
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("[your terminals did not exist: a fresh main was just created]")
+    );
+    let windows: Vec<&str> = lines.map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(windows, ["main"], "{text}");
+
+    // A stop asked for is not a death.
+    ratd.signal(Signal::SIGTERM);
+    let status = ratd.wait_exit();
+    assert!(status.success(), "{status}");
+    assert_eq!(
+        ratd.seen
+            .iter()
+            .filter(|l| l.contains("the tmux server died"))
+            .count(),
+        1,
+        "{:#?}",
+        ratd.seen
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dying_five_times_within_five_minutes_stops_ratd_with_an_error() {
+    let home = tempfile::tempdir().unwrap();
+    let mut ratd = Daemon::spawn_with(&[], |command| {
+        command
+            .env("HOME", home.path())
+            .stderr(std::process::Stdio::piped());
+        Box::new(std::io::empty())
+    });
+    ratd = ratd.with_piped_stderr();
+    ratd.wait_serving();
+    let mut kills = 0;
+    loop {
+        if ratd.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            kills < 6,
+            "ratd still runs after six deaths: {:#?}",
+            ratd.seen
+        );
+        kill_tmux(&ratd);
+        kills += 1;
+        ratd.wait_for(&format!("deaths_in_5m={kills}"));
+        if kills < 5 {
+            ratd.wait_for("tmux server restarted");
+        } else {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    let status = ratd.wait_exit();
+    assert_eq!(status.code(), Some(1), "{:#?}", ratd.seen);
+    assert_eq!(kills, 5);
+    let last = ratd.seen.last().unwrap();
+    assert_eq!(
+        last,
+        "ratd: the tmux server died 5 times within 5 minutes, the last time killed by signal 9 (SIGKILL): ratd stops, as it can not keep the terminals up; see the log for each death"
+    );
+    // Stopped in order all the same: the door, then the terminals.
+    let all = ratd.seen.join("\n");
+    assert!(all.contains("crash budget spent"), "{all}");
+    assert!(all.contains("stopping: closing the door"), "{all}");
+    assert!(all.contains("stopping: stopping the terminals"), "{all}");
+    assert!(
+        tmux_server_pid(&ratd.guard.socket).is_none(),
+        "tmux is left"
+    );
+}
