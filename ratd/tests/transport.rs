@@ -447,3 +447,29 @@ async fn handshakes_and_headers_get_10_seconds_idle_connections_2_minutes() {
     );
     served.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_host_name_is_served_dns_rebinding_protection_off() {
+    let mut served = Served::start(&["alice"]).await;
+    // rmcp's default would refuse a loopback address reached under another name (403).
+    let response = served
+        .http("alice")
+        .post(served.url())
+        .header("host", format!("build-box.example:{}", served.addr.port()))
+        .header("origin", "https://somewhere.example")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(
+        body["result"]["tools"].as_array().map(Vec::len),
+        Some(9),
+        "{body}"
+    );
+    served.stop().await;
+}
