@@ -221,14 +221,14 @@ pub(crate) fn other_window_in_new_session(window: &str) -> String {
 }
 
 /// The terminals restarting after a death of the tmux server (ratd-design.txt, tmux server).
-pub(crate) const RESTARTING: &str = "The terminals are restarting after a failure, and every window \
+pub const RESTARTING: &str = "The terminals are restarting after a failure, and every window \
      was lost: retry in a few seconds to find a fresh main.";
 
 /// tmux not answering within the deadline.
-pub(crate) const NOT_ANSWERING: &str = "The terminals did not answer in time: retrying may work.";
+pub const NOT_ANSWERING: &str = "The terminals did not answer in time: retrying may work.";
 
 /// Anything else: logged.
-pub(crate) const INTERNAL: &str = "Internal error, logged: retrying may work.";
+pub const INTERNAL: &str = "Internal error, logged: retrying may work.";
 
 /// ratd stopping while a call waits.
 pub(crate) fn stopping(window: &str) -> String {
