@@ -269,3 +269,33 @@ async fn stopping_answers_waits_at_once_then_stops_tmux() {
     let refused = tokio::net::TcpStream::connect(served.addr).await;
     assert!(refused.is_err(), "ratd still accepts connections");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_tmux_is_told_after_10_seconds() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    wait_prompt(&client, "main").await;
+    let pid = common::tmux_server_pid(&served.guard.socket).expect("tmux server pid");
+    let pid = nix::unistd::Pid::from_raw(pid as i32);
+    // This test's own tmux server (its private socket), stopped then resumed.
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+    struct Resume(nix::unistd::Pid);
+    impl Drop for Resume {
+        fn drop(&mut self) {
+            let _ = nix::sys::signal::kill(self.0, nix::sys::signal::Signal::SIGCONT);
+        }
+    }
+    let resume = Resume(pid);
+    let started = Instant::now();
+    let stuck = call(&client, "list_windows", json!({})).await;
+    let took = started.elapsed();
+    drop(resume);
+    assert_eq!(stuck.is_error, Some(true));
+    assert_eq!(
+        text(&stuck),
+        "The terminals did not answer in time: retrying may work."
+    );
+    assert!(took < Duration::from_secs(12), "{took:?}");
+    client.cancel().await.unwrap();
+    served.stop().await;
+}

@@ -225,6 +225,31 @@ async fn a_body_over_4_mib_is_413() {
     };
     let over = post(4 * 1024 * 1024 + 1).await.expect("answered");
     assert_eq!(over.status(), 413);
+
+    // 4 MiB exactly is read: a write_file of that size is done.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    let prefix = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"{}","content":""#,
+        path.display()
+    );
+    let suffix = r#""}}}"#;
+    let content_len = 4 * 1024 * 1024 - prefix.len() - suffix.len();
+    let body = format!("{prefix}{}{suffix}", "b".repeat(content_len));
+    assert_eq!(body.len(), 4 * 1024 * 1024);
+    let at_limit = http
+        .post(served.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(at_limit.status(), 200);
+    let answer: serde_json::Value = at_limit.json().await.unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), content_len as u64);
     served.stop().await;
 }
 
