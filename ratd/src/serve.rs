@@ -414,7 +414,8 @@ pub(crate) async fn bind(listen: &crate::cli::Listen) -> io::Result<Vec<TcpListe
             let mut addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), *port))
                 .await?
                 .collect();
-            addrs.dedup();
+            let mut seen = std::collections::HashSet::new();
+            addrs.retain(|addr| seen.insert(addr.ip()));
             let mut listeners: Vec<TcpListener> = Vec::new();
             for mut addr in addrs {
                 if let Some(first) = listeners.first() {

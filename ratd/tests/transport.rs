@@ -498,3 +498,48 @@ async fn any_host_name_is_served_dns_rebinding_protection_off() {
     );
     served.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_name_listens_on_each_of_its_addresses_on_one_port() {
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle::generate(&tenant, &["alice"]);
+    let mut config = bundle.config();
+    config.listen = ratd::Listen::Host {
+        host: "localhost".into(),
+        port: 0,
+    };
+    let ratd = ratd::Ratd::start(config).await.expect("ratd starts");
+    let addrs = ratd.local_addrs();
+    let resolved: Vec<std::net::SocketAddr> = tokio::net::lookup_host(("localhost", 0))
+        .await
+        .unwrap()
+        .collect();
+    assert!(!addrs.is_empty());
+    assert_eq!(addrs.len(), {
+        let ips: std::collections::HashSet<_> = resolved.iter().map(|a| a.ip()).collect();
+        ips.len()
+    });
+    let port = addrs[0].port();
+    assert!(
+        addrs
+            .iter()
+            .all(|a| a.port() == port && a.ip().is_loopback()),
+        "{addrs:?}"
+    );
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let task = tokio::spawn(ratd.serve(shutdown.clone()));
+    let http = common::http_client(bundle.client_tls("alice"));
+    for addr in &addrs {
+        let response = http
+            .get(format!("https://{addr}/elsewhere"))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{addr}: {e}"));
+        assert_eq!(response.status(), 404, "{addr}");
+    }
+    shutdown.cancel();
+    task.await.unwrap();
+}
