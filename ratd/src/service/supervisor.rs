@@ -10,9 +10,11 @@
 //!
 //! A stop asked for is not a death: the supervisor ends when its `stop` token fires, and ratd
 //! stops it before stopping the server, so that it does not restart what ratd stops. Stopped as
-//! a service, tmux gets SIGTERM from systemd along with ratd: a server ending by SIGTERM is
-//! judged once the restart delay passed, an exit with the stop (logged at info, not a death) if
-//! the stop came meanwhile.
+//! a service, tmux gets SIGTERM from systemd along with ratd, and exits cleanly: a server ending
+//! with status 0 (or by SIGTERM or SIGHUP) is judged once the restart delay passed, an exit with
+//! the stop (logged at info, not a death) if the stop came meanwhile, a death logged then
+//! otherwise (`tmux kill-server` typed in a terminal also exits 0). Other exits are logged at
+//! once.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -98,9 +100,13 @@ pub async fn supervise(
         if exit.requested || stop.is_cancelled() {
             return Ok(());
         }
-        // SIGTERM is what systemd sends the whole service: wait the restart delay for ratd's
-        // own stop before calling it a death.
-        let sigterm = exit.status == ExitKind::Signal(nix::sys::signal::Signal::SIGTERM as i32);
+        // systemd sends SIGTERM to the whole service, on which tmux exits cleanly (status 0):
+        // such an exit, or SIGTERM itself, is judged once the restart delay passed, an exit with
+        // ratd's stop if the stop came meanwhile. A crash (a signal) is a death at once.
+        let sigterm = matches!(
+            exit.status,
+            ExitKind::Code(0) | ExitKind::Signal(15) | ExitKind::Signal(1)
+        );
         let mut reason = exit.status.to_string();
         if !sigterm {
             note_death(&mut budget, status.as_deref(), pid, &reason)?;
