@@ -182,28 +182,33 @@ impl ServerHandler for RatServer {
 }
 
 /// One line per tool call (ratd-design.txt, Logs): info, or warning for a failure the agent did
-/// not cause; the session, the address, the tool, the outcome, the duration and the facts the
-/// tool gave for its log (never content).
+/// not cause; the tool and the facts the tool gave for its log (never content) first, then the
+/// session, the address, the outcome (with its cause for an error) and the duration:
+///
+/// ```text
+/// INFO call send_text window=main bytes=20 enter=true session=alice addr=10.0.0.5:59344 tool="send_text" outcome="ok" duration_ms=0.7
+/// ```
 fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
-    let facts = result
-        .log
-        .iter()
-        .map(|(key, value)| format!("{key}={value}"))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let mut line = format!("call {tool}");
+    for (key, value) in &result.log {
+        line.push(' ');
+        line.push_str(key);
+        line.push('=');
+        line.push_str(value);
+    }
     let duration_ms = (duration.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
     match &result.outcome {
         Outcome::Ok => {
-            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "ok", duration_ms, "{facts}")
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "ok", duration_ms, "{line}")
         }
         Outcome::Message => {
-            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "message", duration_ms, "{facts}")
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "message", duration_ms, "{line}")
         }
         Outcome::Refused { cause } => {
-            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{facts}")
+            tracing::info!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{line}")
         }
         Outcome::Failed { cause } => {
-            tracing::warn!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{facts}")
+            tracing::warn!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{line}")
         }
     }
 }
