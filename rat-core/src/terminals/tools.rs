@@ -691,3 +691,68 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) 
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terminals::status::Prompt;
+
+    fn window(
+        command: &str,
+        input: Option<i64>,
+        prompt: Option<Prompt>,
+        activity: i64,
+    ) -> WindowInfo {
+        WindowInfo {
+            session: None,
+            name: "build".into(),
+            activity,
+            alternate: false,
+            history: 0,
+            input,
+            prompt,
+            command: command.into(),
+            path: "/home/me".into(),
+        }
+    }
+
+    #[test]
+    fn what_still_runs() {
+        let now = 1_000_000;
+        let prompt = Some(Prompt {
+            time: now - 400,
+            statuses: Some(vec![0]),
+        });
+        let cases = [
+            (
+                "make, input 3m ago, output now",
+                window("make", Some(now - 180), prompt.clone(), now),
+            ),
+            (
+                "make, input 3m ago, quiet 25s",
+                window("make", Some(now - 180), prompt.clone(), now - 25),
+            ),
+            (
+                "no input recorded, vim",
+                window("vim", None, prompt.clone(), now),
+            ),
+            (
+                "bash without a prompt since the input",
+                window("bash", Some(now - 5), prompt.clone(), now - 2),
+            ),
+            (
+                "bash, quiet 12s, no prompt since the input",
+                window("bash", Some(now - 40), prompt, now - 12),
+            ),
+            ("no prompt recorded", window("bash", None, None, now)),
+        ];
+        let mut out = String::new();
+        for (case, w) in cases {
+            out.push_str(&format!(
+                "{case}:\n  {}\n",
+                running_text("build", &w, now, 20)
+            ));
+        }
+        insta::assert_snapshot!(out);
+    }
+}
