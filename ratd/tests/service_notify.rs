@@ -15,8 +15,8 @@ fn recv(socket: &UnixDatagram) -> String {
     String::from_utf8(buf[..n].to_vec()).unwrap()
 }
 
-#[test]
-fn ready_status_and_stopping_in_order_and_the_terminals_never_see_the_socket() {
+#[tokio::test(flavor = "multi_thread")]
+async fn ready_status_and_stopping_in_order_and_the_terminals_never_see_the_socket() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notify");
     let socket = UnixDatagram::bind(&path).unwrap();
@@ -78,6 +78,28 @@ fn ready_status_and_stopping_in_order_and_the_terminals_never_see_the_socket() {
         !String::from_utf8_lossy(&global.stdout).contains("NOTIFY_SOCKET"),
         "the terminals' environment holds NOTIFY_SOCKET"
     );
+
+    // A request makes its session seen: the next render (10 s at most) tells it.
+    let client = ratd.mcp("alice").await;
+    let serving = expected.trim_end_matches('\n').to_owned();
+    assert_eq!(recv(&socket), format!("{serving} · last seen: alice now\n"));
+    // A death of the tmux server is sent at once, among the degradations.
+    let pid = tmux_server_pid(&ratd.guard.socket).expect("the tmux server runs");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let degraded = if root {
+        serving.replace("running as root", "running as root, tmux died once in 5m")
+    } else {
+        format!("{serving} · tmux died once in 5m")
+    };
+    assert_eq!(
+        recv(&socket),
+        format!("{degraded} · last seen: alice now\n")
+    );
+    let _ = client.cancel().await;
 
     ratd.signal(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(recv(&socket), "STOPPING=1\n");
