@@ -27,5 +27,6 @@ pub mod relay;
 
 pub use relay::{Config, Relay, Stop};
 
-/// The path of ratd's MCP endpoint: the URL is always `https://HOST:PORT/mcp`.
-pub const ENDPOINT_PATH: &str = "/mcp";
+/// The path of ratd's MCP endpoint (rat-core's, shared with ratd): the URL is always
+/// `https://HOST:PORT/mcp`.
+pub use rat_core::connect::ENDPOINT_PATH;

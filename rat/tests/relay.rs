@@ -437,3 +437,60 @@ async fn less_than_a_year_of_validity_is_warned_about() {
     assert!(stderr.contains("WARN"), "{stderr}");
     assert!(stderr.contains("less than a year left"), "{stderr}");
 }
+
+/// An HTTP CONNECT proxy on 127.0.0.1 recording the request line of each tunnel.
+async fn connect_proxy() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let recorded = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let line = head.lines().next().unwrap_or("").to_owned();
+                seen.lock().unwrap().push(line.clone());
+                let target = line.split(' ').nth(1).unwrap_or("").to_owned();
+                let Ok(mut upstream) = tokio::net::TcpStream::connect(target).await else {
+                    return;
+                };
+                client
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .await
+                    .unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+            });
+        }
+    });
+    (format!("http://{addr}"), recorded)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxies_from_the_environment_are_honoured() {
+    let bundle = Bundle::new("prod", &["alice"]);
+    let mut server = TestServer::start(bundle.server_config(), echo_handler()).await;
+    let (proxy, seen) = connect_proxy().await;
+    let mut rat = Rat::start_with_env(
+        &server.server(),
+        &bundle.client_dir("alice"),
+        &[],
+        &[("HTTPS_PROXY", &proxy)],
+    );
+    rat.send(&request(json!(1), "tools/list", json!({}))).await;
+    assert_eq!(rat.line().await, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    server.received().await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![format!("CONNECT {} HTTP/1.1", server.server())]
+    );
+}

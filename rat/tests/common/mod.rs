@@ -357,7 +357,18 @@ pub struct Rat {
 impl Rat {
     /// Starts `rat --server SERVER --bundle DIR` with extra arguments, proxies unset.
     pub fn start(server: &str, bundle: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rat"))
+        Self::start_with_env(server, bundle, extra, &[])
+    }
+
+    /// [`Rat::start`] with environment variables set after the proxies are unset.
+    pub fn start_with_env(
+        server: &str,
+        bundle: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rat"));
+        command
             .arg("--server")
             .arg(server)
             .arg("--bundle")
@@ -369,6 +380,12 @@ impl Rat {
             .env_remove("http_proxy")
             .env_remove("ALL_PROXY")
             .env_remove("all_proxy")
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
