@@ -811,3 +811,27 @@ async fn a_lost_control_connection_is_replaced() {
     assert_eq!(controls.len(), 1, "{now}");
     assert_ne!(controls[0], pid, "a new control client");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_tmux_would_interpret_are_pressed_as_given() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    // `;` ends a tmux command, `#` starts a comment, `~` and `$` expand, `-` looks like a flag.
+    let pressed = t
+        .send_keys(keys(
+            "main",
+            &[
+                "e", "c", "h", "o", "Space", "'", "-", "~", "$", "#", ";", "'", "Enter",
+            ],
+        ))
+        .await;
+    insta::assert_snapshot!(shown(&f, &pressed), @"(ok) Pressed in main: e c h o Space ' - ~ $ # ; ' Enter.");
+    let screen = f.read_until("s", "main", 0, |s| s.ends_with("\n$")).await;
+    insta::assert_snapshot!(shown(&f, &screen), @r"
+    (ok) $ echo '-~$#;'
+    -~$#;
+    $
+    ");
+}
