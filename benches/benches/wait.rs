@@ -26,19 +26,30 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn unix_nanos() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
 }
 
 /// Seconds taken by `script` run with bash `n` times in a loop, per iteration, in ms.
 fn per_iteration_ms(script: &str, n: u32, env: &[(&str, &str)]) -> f64 {
-    let full = format!("TIMEFORMAT=%R; time (for ((i = 0; i < {n}; i++)); do {script}; done) 2>&1 >/dev/null");
+    let full = format!(
+        "TIMEFORMAT=%R; time (for ((i = 0; i < {n}; i++)); do {script}; done) 2>&1 >/dev/null"
+    );
     let out = std::process::Command::new("bash")
         .args(["-c", &format!("{{ {full}; }} 2>&1")])
         .envs(env.iter().copied())
         .output()
         .expect("bash runs");
     let text = String::from_utf8_lossy(&out.stdout);
-    let seconds: f64 = text.trim().lines().last().unwrap_or("0").parse().unwrap_or(f64::NAN);
+    let seconds: f64 = text
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(f64::NAN);
     seconds * 1000.0 / f64::from(n)
 }
 
@@ -54,7 +65,10 @@ async fn main() {
     let check = controller.check_terminals().await;
     assert!(check.tells_statuses(), "{check:?}");
     let t = controller.session("bench");
-    let wait = |seconds| WaitWindow { window: "main".into(), max_seconds: Some(seconds) };
+    let wait = |seconds| WaitWindow {
+        window: "main".into(),
+        max_seconds: Some(seconds),
+    };
     t.wait_window(wait(20), CancellationToken::new()).await;
 
     // Prompt to answer.
@@ -62,12 +76,22 @@ async fn main() {
     let mut latencies = Vec::new();
     for _ in 0..ROUNDS {
         let line = format!("sleep 0.05; date +%s%N > {}", stamp.display());
-        let sent = t.send_text(SendText { window: "main".into(), text: line, enter: true }).await;
+        let sent = t
+            .send_text(SendText {
+                window: "main".into(),
+                text: line,
+                enter: true,
+            })
+            .await;
         assert!(!sent.outcome.is_error(), "{}", sent.text);
         let done = t.wait_window(wait(10), CancellationToken::new()).await;
         let answered = unix_nanos();
         assert!(done.text.contains("exit status 0"), "{}", done.text);
-        let ended: u128 = std::fs::read_to_string(&stamp).unwrap().trim().parse().unwrap();
+        let ended: u128 = std::fs::read_to_string(&stamp)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         latencies.push((answered - ended) as f64 / 1e6);
     }
     latencies.sort_by(f64::total_cmp);
@@ -85,7 +109,10 @@ async fn main() {
     for _ in 0..200 {
         t.list_windows().await;
     }
-    println!("list_windows: {:.3} ms per call (one list-windows through the control connection)", started.elapsed().as_secs_f64() * 1000.0 / 200.0);
+    println!(
+        "list_windows: {:.3} ms per call (one list-windows through the control connection)",
+        started.elapsed().as_secs_f64() * 1000.0 / 200.0
+    );
 
     // The hook's cost at each prompt.
     let tmux_cmd = format!("tmux -L {socket} set-option -p -t =bench:=main @rat_bench $i");
@@ -94,8 +121,12 @@ async fn main() {
     let background = per_iteration_ms(&format!("( {tmux_cmd} >/dev/null 2>&1 & )"), n, &[]);
     let title = per_iteration_ms("printf '\\033]2;%s\\007' $i", n, &[]);
     println!("hook, tmux set-option forked and waited for: {foreground:.2} ms per prompt");
-    println!("hook, tmux set-option in a background subshell (rat's choice): {background:.2} ms per prompt");
-    println!("hook, an OSC 2 title instead (no process; programs overwrite it): {title:.3} ms per prompt");
+    println!(
+        "hook, tmux set-option in a background subshell (rat's choice): {background:.2} ms per prompt"
+    );
+    println!(
+        "hook, an OSC 2 title instead (no process; programs overwrite it): {title:.3} ms per prompt"
+    );
 
     controller.stop().await.expect("stops");
 }
