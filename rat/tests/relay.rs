@@ -100,6 +100,14 @@ async fn ratd_down_is_told_with_the_reason_of_the_system() {
             r#"{{"jsonrpc":"2.0","id":7,"error":{{"code":-32050,"message":"ratd unreachable at 127.0.0.1:{port}: connection refused"}}}}"#
         )
     );
+    // A batch's failure answers each of its requests.
+    rat.send(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"2","method":"ping"}]"#).await;
+    assert_eq!(
+        rat.line().await,
+        format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"error":{{"code":-32050,"message":"ratd unreachable at 127.0.0.1:{port}: connection refused"}}}},{{"jsonrpc":"2.0","id":"2","error":{{"code":-32050,"message":"ratd unreachable at 127.0.0.1:{port}: connection refused"}}}}]"#
+        )
+    );
     // A notification's failure is only logged; rat reads on.
     rat.send(&notification("notifications/initialized", json!({})))
         .await;
@@ -492,5 +500,22 @@ async fn proxies_from_the_environment_are_honoured() {
     assert_eq!(
         *seen.lock().unwrap(),
         vec![format!("CONNECT {} HTTP/1.1", server.server())]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdout_closed_stops_rat_with_an_error() {
+    let bundle = Bundle::new("prod", &["alice"]);
+    let mut server = TestServer::start(bundle.server_config(), echo_handler()).await;
+    let mut rat = Rat::start(&server.server(), &bundle.client_dir("alice"), &[]);
+    rat.close_stdout();
+    rat.send(&request(json!(1), "tools/list", json!({}))).await;
+    server.received().await;
+    let (status, _) = rat.exit().await;
+    assert_eq!(status.code(), Some(1));
+    let stderr = rat.stderr();
+    assert!(
+        stderr.contains("rat stopped reason=writing stdout failed: Broken pipe (os error 32)"),
+        "{stderr}"
     );
 }

@@ -350,7 +350,7 @@ pub fn closed_port() -> u16 {
 pub struct Rat {
     pub child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    stdout: Option<BufReader<ChildStdout>>,
     stderr: Arc<Mutex<Vec<u8>>>,
 }
 
@@ -411,7 +411,7 @@ impl Rat {
         Self {
             child,
             stdin,
-            stdout,
+            stdout: Some(stdout),
             stderr,
         }
     }
@@ -424,6 +424,11 @@ impl Rat {
         stdin.flush().await.unwrap();
     }
 
+    /// Closes the harness's end of rat's stdout: rat's next write fails.
+    pub fn close_stdout(&mut self) {
+        self.stdout = None;
+    }
+
     /// Closes stdin: the harness leaving.
     pub fn close_stdin(&mut self) {
         self.stdin = None;
@@ -432,10 +437,16 @@ impl Rat {
     /// The next line of stdout, without its `\n`, within 10 s.
     pub async fn line(&mut self) -> String {
         let mut line = String::new();
-        let n = tokio::time::timeout(Duration::from_secs(10), self.stdout.read_line(&mut line))
-            .await
-            .unwrap_or_else(|_| panic!("no line from rat within 10 s; stderr:\n{}", self.stderr()))
-            .unwrap();
+        let n = tokio::time::timeout(
+            Duration::from_secs(10),
+            self.stdout
+                .as_mut()
+                .expect("stdout closed")
+                .read_line(&mut line),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("no line from rat within 10 s; stderr:\n{}", self.stderr()))
+        .unwrap();
         assert!(n > 0, "rat closed stdout; stderr:\n{}", self.stderr());
         assert!(line.ends_with('\n'));
         line.pop();
@@ -445,7 +456,15 @@ impl Rat {
     /// Whether stdout has a line within `wait`.
     pub async fn line_within(&mut self, wait: Duration) -> Option<String> {
         let mut line = String::new();
-        match tokio::time::timeout(wait, self.stdout.read_line(&mut line)).await {
+        match tokio::time::timeout(
+            wait,
+            self.stdout
+                .as_mut()
+                .expect("stdout closed")
+                .read_line(&mut line),
+        )
+        .await
+        {
             Ok(Ok(n)) if n > 0 => {
                 line.pop();
                 Some(line)
@@ -463,7 +482,9 @@ impl Rat {
     pub async fn exit(&mut self) -> (std::process::ExitStatus, String) {
         let mut rest = String::new();
         let status = tokio::time::timeout(Duration::from_secs(10), async {
-            self.stdout.read_to_string(&mut rest).await.unwrap();
+            if let Some(stdout) = self.stdout.as_mut() {
+                stdout.read_to_string(&mut rest).await.unwrap();
+            }
             self.child.wait().await.unwrap()
         })
         .await
