@@ -39,33 +39,70 @@ fn unique_tenant() -> String {
     )
 }
 
+/// A real ratd serving in-process on 127.0.0.1, its tmux server killed when dropped.
+struct Served {
+    bundle: Bundle,
+    addr: std::net::SocketAddr,
+    in_flight: std::sync::Arc<ratd::InFlight>,
+    shutdown: CancellationToken,
+    serving: Option<tokio::task::JoinHandle<()>>,
+    _guard: TmuxGuard,
+}
+
+impl Served {
+    async fn start() -> Self {
+        let tenant = unique_tenant();
+        let guard = TmuxGuard(format!("rat-{tenant}"));
+        let bundle = Bundle::new(&tenant, &["agent"]);
+        let ratd = Ratd::start(Config {
+            bundle: bundle.server_dir(),
+            listen: Listen::Host {
+                host: "127.0.0.1".into(),
+                port: 0,
+            },
+            read_budget: ReadBudget::DEFAULT,
+        })
+        .await
+        .expect("ratd starts");
+        let addr = ratd.local_addrs()[0];
+        let in_flight = ratd.in_flight();
+        let shutdown = CancellationToken::new();
+        let serving = Some(tokio::spawn(ratd.serve(shutdown.clone())));
+        Self {
+            bundle,
+            addr,
+            in_flight,
+            shutdown,
+            serving,
+            _guard: guard,
+        }
+    }
+
+    async fn stop(&mut self) {
+        self.shutdown.cancel();
+        if let Some(serving) = self.serving.take() {
+            let _ = serving.await;
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
 /// Runs the Python client against a fresh ratd; returns what it printed.
 async fn python_client(mode: &str) -> Value {
-    let tenant = unique_tenant();
-    let _guard = TmuxGuard(format!("rat-{tenant}"));
-    let bundle = Bundle::new(&tenant, &["agent"]);
-    let ratd = Ratd::start(Config {
-        bundle: bundle.server_dir(),
-        listen: Listen::Host {
-            host: "127.0.0.1".into(),
-            port: 0,
-        },
-        read_budget: ReadBudget::DEFAULT,
-    })
-    .await
-    .expect("ratd starts");
-    let addr = ratd.local_addrs()[0];
-    let shutdown = CancellationToken::new();
-    let serving = tokio::spawn(ratd.serve(shutdown.clone()));
-
+    let mut served = Served::start().await;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/python_client.py");
     let output = tokio::time::timeout(
         Duration::from_secs(120),
         tokio::process::Command::new("python3")
             .arg(&script)
             .arg(env!("CARGO_BIN_EXE_rat"))
-            .arg(addr.to_string())
-            .arg(bundle.client_dir("agent"))
+            .arg(served.addr.to_string())
+            .arg(served.bundle.client_dir("agent"))
             .arg(mode)
             .env_remove("HTTPS_PROXY")
             .env_remove("https_proxy")
@@ -77,8 +114,7 @@ async fn python_client(mode: &str) -> Value {
     .await
     .expect("the Python client finishes within 120 s")
     .expect("python3 runs (install the client with: python3 -m pip install mcp==2.3.0)");
-    shutdown.cancel();
-    let _ = serving.await;
+    served.stop().await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
@@ -170,4 +206,85 @@ async fn the_python_sdk_calls_every_tool_through_rat_with_discover() {
     let out = python_client("auto").await;
     assert_eq!(out["protocol_version"], "2026-07-28");
     check_calls(&out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_cancelled_through_rat_ends_in_ratd() {
+    use common::{Rat, notification, request};
+    use serde_json::json;
+    let mut served = Served::start().await;
+    let mut rat = Rat::start(
+        &served.addr.to_string(),
+        &served.bundle.client_dir("agent"),
+        &[],
+    );
+    let call = |id: i64, name: &str, arguments: Value| {
+        request(
+            json!(id),
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        )
+    };
+    rat.send(&request(json!(0), "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}))).await;
+    assert!(
+        rat.line()
+            .await
+            .contains(r#""protocolVersion":"2025-11-25""#)
+    );
+    rat.send(&notification("notifications/initialized", json!({})))
+        .await;
+    rat.send(&call(1, "create_window", json!({"name": "long"})))
+        .await;
+    rat.line().await;
+    rat.send(&call(
+        2,
+        "wait_window",
+        json!({"window": "long", "max_seconds": 10}),
+    ))
+    .await;
+    rat.line().await;
+    rat.send(&call(
+        3,
+        "send_text",
+        json!({"window": "long", "text": "sleep 40", "enter": true}),
+    ))
+    .await;
+    assert!(rat.line().await.contains(r#""id":3"#));
+    rat.send(&call(
+        4,
+        "wait_window",
+        json!({"window": "long", "max_seconds": 50}),
+    ))
+    .await;
+    let waiting = tokio::time::timeout(Duration::from_secs(10), async {
+        while served.in_flight.waits() == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(waiting.is_ok(), "ratd never started waiting");
+    rat.send(&notification(
+        "notifications/cancelled",
+        json!({"requestId": 4}),
+    ))
+    .await;
+    let ended = tokio::time::timeout(Duration::from_secs(2), async {
+        while served.in_flight.waits() != 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "ratd still waits 2 s after the cancellation");
+    // Nothing was written for the cancelled call: the next line answers the next call.
+    rat.send(&call(
+        5,
+        "send_keys",
+        json!({"window": "long", "keys": ["C-c"]}),
+    ))
+    .await;
+    let line = rat.line().await;
+    assert!(line.contains(r#""id":5"#), "{line}");
+    rat.close_stdin();
+    assert!(rat.exit().await.0.success());
+    served.stop().await;
 }
