@@ -85,3 +85,39 @@ fn an_agent_scenario_through_rat() {
     assert_eq!(step(14, "close_window"), "Window build closed.");
     insta::assert_snapshot!(text);
 }
+
+/// What a harness shows when rat can not reach ratd: rat's own JSON-RPC error, -32050.
+fn initialize_error(server: &str, client_dir: &std::path::Path) -> String {
+    let output = run(
+        "the Python SDK through rat, ratd out of reach",
+        python("unreachable.py")
+            .arg(&binaries().rat)
+            .arg(server)
+            .arg(client_dir),
+        Duration::from_secs(60),
+    );
+    let steps = steps(&output.stdout);
+    assert_eq!(steps.len(), 1, "{}", output.stdout);
+    assert_eq!(steps[0].is_error, Some(true), "{}", output.stdout);
+    steps[0].text.clone()
+}
+
+#[test]
+fn a_harness_is_told_why_ratd_is_out_of_reach() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let tenant = tests::unique_name("py-none");
+    rat_core::mtls::generate(&tenant, &["agent"], &dir.path().join("b")).expect("a bundle");
+    let client = dir.path().join("b/clients/agent");
+
+    // Nothing listens.
+    let port = tests::free_port();
+    assert_eq!(
+        initialize_error(&format!("127.0.0.1:{port}"), &client),
+        format!("-32050 ratd unreachable at 127.0.0.1:{port}: connection refused")
+    );
+
+    // A ratd of another bundle: rat refuses its certificate before sending anything.
+    let other = Ratd::start("py-other", &["agent"]);
+    let text = initialize_error(&other.server(), &client).replace(&other.server(), "HOST:PORT");
+    insta::assert_snapshot!(text);
+}
