@@ -195,10 +195,7 @@ impl Relay {
         // What was answered before the stop is still written, unless stdout does not take it.
         let written = tokio::time::timeout(Duration::from_secs(2), writer).await;
         match (stop, written) {
-            (Stop::OutputError(e), Ok(Ok(Err(error)))) => {
-                drop(e);
-                Stop::OutputError(error)
-            }
+            (Stop::OutputError(_), Ok(Ok(Err(error)))) => Stop::OutputError(error),
             (stop, _) => stop,
         }
     }
