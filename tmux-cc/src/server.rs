@@ -171,6 +171,8 @@ struct ServerInner {
     signals: mpsc::UnboundedSender<Signal>,
     requested: Arc<AtomicBool>,
     stderr: Arc<Mutex<String>>,
+    socket_file: Arc<Mutex<Option<SocketFile>>>,
+    socket_path: std::sync::OnceLock<PathBuf>,
 }
 
 /// How many bytes of the server's standard error are kept for error messages.
@@ -257,12 +259,14 @@ impl Server {
         let (exit_tx, exit_rx) = watch::channel(None);
         let (signal_tx, signal_rx) = mpsc::unbounded_channel();
         let requested = Arc::new(AtomicBool::new(false));
+        let socket_file = Arc::new(Mutex::new(None));
         tokio::spawn(supervise(
             child,
             signal_rx,
             exit_tx,
             requested.clone(),
             options.terminate_grace,
+            socket_file.clone(),
         ));
         let server = Server {
             inner: Arc::new(ServerInner {
@@ -273,6 +277,8 @@ impl Server {
                 signals: signal_tx,
                 requested,
                 stderr,
+                socket_file,
+                socket_path: std::sync::OnceLock::new(),
             }),
         };
         server.wait_ready().await?;
@@ -287,8 +293,20 @@ impl Server {
         loop {
             let exited = *self.inner.exit.borrow();
             let answer = server_pid(&options.tmux, &options.socket_name).await;
+            let answer = match answer {
+                Some((pid, path)) if pid == self.inner.pid && exited.is_none() => {
+                    let file = SocketFile::of(path.clone());
+                    *self
+                        .inner
+                        .socket_file
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = file;
+                    let _ = self.inner.socket_path.set(path);
+                    return Ok(());
+                }
+                other => other.map(|(pid, _)| pid),
+            };
             match (exited, answer) {
-                (None, Some(pid)) if pid == self.inner.pid => return Ok(()),
                 (Some(_), Some(pid)) if pid != self.inner.pid => {
                     return Err(Error::ServerSocketInUse {
                         socket: options.socket_name.clone(),
@@ -342,6 +360,17 @@ impl Server {
     /// The tmux program used.
     pub fn tmux(&self) -> &Path {
         &self.inner.options.tmux
+    }
+
+    /// The server's socket file (`#{socket_path}`, e.g. `/tmp/tmux-1000/NAME`). tmux 3.3a
+    /// leaves it behind when it exits; tmux-cc removes it after the exit unless another server
+    /// has replaced it since.
+    pub fn socket_path(&self) -> &Path {
+        self.inner
+            .socket_path
+            .get()
+            .map(PathBuf::as_path)
+            .unwrap_or(Path::new(""))
     }
 
     /// The server's pid (the child started, which is the server since it runs with `-D`).
@@ -448,6 +477,7 @@ async fn supervise(
     exit_tx: watch::Sender<Option<ServerExit>>,
     requested: Arc<AtomicBool>,
     terminate_grace: Duration,
+    socket_file: Arc<Mutex<Option<SocketFile>>>,
 ) {
     let send = |child: &Child, signal: Signal| {
         if let Some(pid) = child.id() {
@@ -487,6 +517,9 @@ async fn supervise(
     };
     if !exit.requested {
         tracing::warn!(%exit, "the tmux server ended");
+    }
+    if let Some(file) = &*socket_file.lock().unwrap_or_else(|e| e.into_inner()) {
+        file.remove_if_unchanged();
     }
     let _ = exit_tx.send(Some(exit));
 }
@@ -585,21 +618,53 @@ pub(crate) async fn tmux_output(
     timeout(limit, child.wait_with_output()).await.ok()?.ok()
 }
 
-/// The pid of the server answering on `socket`, if one answers within 500 ms.
-pub(crate) async fn server_pid(tmux: &Path, socket: &str) -> Option<u32> {
+/// The pid and socket path of the server answering on `socket`, if one answers within 500 ms
+/// (`display-message -p '#{pid} #{socket_path}'`).
+pub(crate) async fn server_pid(tmux: &Path, socket: &str) -> Option<(u32, PathBuf)> {
     let output = tmux_output(
         tmux,
         socket,
-        &["display-message", "-p", "#{pid}"],
+        &["display-message", "-p", "#{pid} #{socket_path}"],
         Duration::from_millis(500),
     )
     .await?;
     if !output.status.success() {
         return None;
     }
-    std::str::from_utf8(&output.stdout)
+    let text = std::str::from_utf8(&output.stdout)
         .ok()?
-        .trim()
-        .parse()
-        .ok()
+        .trim_end_matches('\n');
+    let (pid, path) = text.split_once(' ')?;
+    Some((pid.parse().ok()?, PathBuf::from(path)))
+}
+
+/// The socket file a server created, identified by device and inode, so that it is removed
+/// after the server's exit only if no other server has replaced it since (tmux 3.3a leaves its
+/// socket file behind when it exits).
+#[derive(Debug)]
+struct SocketFile {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+}
+
+impl SocketFile {
+    fn of(path: PathBuf) -> Option<SocketFile> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        Some(SocketFile {
+            path,
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
+    fn remove_if_unchanged(&self) {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(meta) = std::fs::symlink_metadata(&self.path)
+            && (meta.dev(), meta.ino()) == (self.dev, self.ino)
+        {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }

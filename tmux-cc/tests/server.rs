@@ -28,7 +28,16 @@ async fn starts_and_answers_with_its_own_pid_then_stops_by_kill_server() {
     );
     assert!(server.version().is_supported());
     assert_eq!(server.exit(), None);
+    let socket_path = server.socket_path().to_path_buf();
+    assert_eq!(
+        socket_path,
+        std::path::Path::new(&format!("/tmp/tmux-{}", nix::unistd::getuid()))
+            .join(server.socket_name())
+    );
+    assert!(socket_path.exists());
     let report = server.stop().await.unwrap();
+    // tmux 3.3a leaves its socket file: tmux-cc removes it.
+    assert!(!socket_path.exists());
     assert_eq!(report.step, StopStep::KillServer);
     assert_eq!(report.exit.status, ExitKind::Code(0));
     assert!(report.exit.requested);
@@ -56,8 +65,17 @@ async fn a_second_server_on_the_same_socket_names_the_first_ones_pid() {
         .replace(&first.pid().to_string(), "PID")
         .replace(first.socket_name(), "SOCKET");
     insta::assert_snapshot!(message, @r#"another tmux server (pid PID) already serves socket "SOCKET": stop it, or choose another socket name"#);
-    // The first one is untouched.
+    // The first one is untouched, its socket file too.
     assert_eq!(first.exit(), None);
+    assert!(first.socket_path().exists());
+    let out = std::process::Command::new("tmux")
+        .args(["-L", first.socket_name(), "display-message", "-p", "#{pid}"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        first.pid().to_string()
+    );
 }
 
 #[tokio::test]

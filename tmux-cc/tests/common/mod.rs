@@ -31,6 +31,12 @@ impl Drop for Guard {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .status();
+        // A server that was killed leaves its socket file behind.
+        let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+        let path = std::path::Path::new(&dir)
+            .join(format!("tmux-{}", nix::unistd::getuid()))
+            .join(&self.socket);
+        let _ = std::fs::remove_file(path);
     }
 }
 
