@@ -534,7 +534,9 @@ impl Client {
             .clone()
     }
 
-    pub(crate) fn private_dir(&self) -> &Path {
+    /// The client's private directory (mode 0700, removed with the client), where buffer data
+    /// passes through files (0600) that live only while tmux reads or writes them.
+    pub fn private_dir(&self) -> &Path {
         &self.inner.private_dir.path
     }
 
@@ -761,6 +763,7 @@ impl PrivateDir {
                 _ => std::env::temp_dir(),
             },
         };
+        sweep_dead(&parent);
         static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
         let mut last = None;
         for _ in 0..16 {
@@ -788,6 +791,29 @@ impl PrivateDir {
             format!("creating a private directory in {}", parent.display()),
             last.unwrap_or_else(|| std::io::Error::other("no free name")),
         ))
+    }
+}
+
+/// Removes the EMPTY private directories of processes that died without removing theirs
+/// (killed, or exited without dropping their clients). Files are removed right after use, so
+/// such a directory is empty; `remove_dir` leaves any other alone.
+fn sweep_dead(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("tmux-cc-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
     }
 }
 

@@ -360,6 +360,15 @@ async fn a_paste_arrives_byte_for_byte_and_leaves_no_trace() {
         .await
         .unwrap();
     assert_eq!(buffers, Vec::<Vec<u8>>::new());
+    let dir = env.client.private_dir();
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(dir).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o700);
+    assert_eq!(
+        std::fs::read_dir(dir).unwrap().count(),
+        0,
+        "a file was left"
+    );
     let log = env
         .client
         .run(&Command::new("show-messages"))
