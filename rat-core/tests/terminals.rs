@@ -793,6 +793,12 @@ async fn a_lost_control_connection_is_replaced() {
         .args(["-KILL", &pid])
         .status()
         .unwrap();
+    eventually("tmux drops the control client", || {
+        !f.tmux(&["list-clients", "-F", "#{client_pid}"])
+            .lines()
+            .any(|l| l == pid)
+    })
+    .await;
     let server = f.controller.server_pid();
     let mut answered = None;
     for _ in 0..100 {
@@ -834,4 +840,54 @@ async fn keys_tmux_would_interpret_are_pressed_as_given() {
     -~$#;
     $
     ");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_sent_while_a_command_runs_is_waited_for() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 1", true)).await;
+    eventually("sleep runs", || {
+        f.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=s:=main",
+            "#{pane_current_command}",
+        ])
+        .trim()
+            == "sleep"
+    })
+    .await;
+    t.send_text(text("main", "sleep 1; echo second", true))
+        .await;
+    let done = t
+        .wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 0.");
+    // The wait ended after the second text ran, not at the prompt of the first command.
+    let screen = t.read_window(read("main", 0)).await;
+    assert!(screen.text.contains("\nsecond\n"), "{}", screen.text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hook_leaves_the_shell_as_it_was() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    f.run("s", "main", "sleep 3 & false").await;
+    // $? and $! are the agent's, job control stays on, and bash announces no job of rat's.
+    let line = "echo \"status=$? same=$([ \"$!\" = \"$(jobs -p)\" ] && echo yes || echo no) m=${-//[^m]/}\"";
+    f.run("s", "main", line).await;
+    let screen = f.read_until("s", "main", 0, |s| s.ends_with("\n$")).await;
+    let lines: Vec<&str> = screen.text.lines().collect();
+    assert_eq!(
+        lines[lines.len() - 2],
+        "status=1 same=yes m=m",
+        "{}",
+        screen.text
+    );
+    assert!(!screen.text.contains("Done"), "{}", screen.text);
 }

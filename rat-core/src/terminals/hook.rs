@@ -9,17 +9,20 @@
 //!    again when it starts reading the line): the prompt is recorded from a tmux client that
 //!    may reach tmux before readline has started, and a paste sent then must still be
 //!    bracketed, or its lines would run one by one;
-//! 4. records the prompt in the pane user option `@rat_prompt` as `TIME:STATUSES` (`-` at the
+//! 4. unless a line already waits to be read (`read -t 0`: a text sent while the command ran,
+//!    which bash runs right after this prompt), records the prompt in the pane user option `@rat_prompt` as `TIME:STATUSES` (`-` at the
 //!    first prompt of a bash, which follows its startup files, not a command), and unsets
 //!    `@rat_input`, the option each input sets to its own time: "finished" is then a prompt
 //!    recorded since the last input, with no state in rat.
 //!
 //! It reaches tmux through the client of the terminal (`TMUX`, `TMUX_PANE`), by the absolute
 //! path of the tmux running the server: the agent's `PATH` may hold another one, or none. The
-//! tmux client runs in the background of a subshell (`( tmux ... & )`): in the foreground it
-//! would show as the window's command (`tmux` rather than `bash`) for the millisecond or two it
-//! takes, which `list_windows` would tell and `wait_window` would take for a command running; a
-//! subshell rather than a job, so that bash announces nothing. The cost, measured in
+//! tmux client runs in the background of a subshell (`( tmux ... & )`), with job control off
+//! meanwhile (`set +m`, restored if it was on): in the foreground, or in a subshell given its own
+//! process group by job control, it would show as the window's command (`tmux` rather than
+//! `bash`, measured) for the millisecond or two it takes, which `list_windows` would tell and
+//! `wait_window` would take for a command running. A subshell rather than a job of bash's own,
+//! so that bash announces nothing and `$!` stays the agent's. The cost, measured in
 //! `benches/benches/wait.rs`, is in `rat-core/README.md`. The time comes from `printf '%(%s)T'`,
 //! without a process. Nothing is printed. `${VAR-}` everywhere, so that `set -u` in a startup
 //! file breaks nothing.
@@ -42,8 +45,11 @@ pub(crate) fn prompt_command(tmux: &Path) -> String {
          if [ -z \"${{__rat_up-}}\" ]; then __rat_up=1; __rat_p=-; \
          else printf -v __rat_p '%s,' \"${{__rat_s[@]}}\"; __rat_p=${{__rat_p%,}}; fi; \
          printf -v __rat_t '%(%s)T' -1; \
+         if ! read -t 0 2>/dev/null; then \
+         __rat_m=${{-//[^m]/}}; set +m; \
          ({tmux} set-option -p -t \"$TMUX_PANE\" {PROMPT_OPTION} \"$__rat_t:$__rat_p\" \\; \
-         set-option -p -u -t \"$TMUX_PANE\" {INPUT_OPTION} >/dev/null 2>&1 &); fi"
+         set-option -p -u -t \"$TMUX_PANE\" {INPUT_OPTION} >/dev/null 2>&1 &); \
+         if [ -n \"$__rat_m\" ]; then set -m; fi; fi; fi"
     )
 }
 
