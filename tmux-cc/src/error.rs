@@ -52,7 +52,8 @@ pub enum Error {
     },
     /// The server child exited while starting, and no other server answers on its socket.
     #[error(
-        "the tmux server for socket {socket:?} exited while starting ({exit}){}",
+        "the tmux server for socket {socket:?} exited while starting ({}){}",
+        exit.status,
         stderr_suffix(stderr)
     )]
     ServerExitedAtStart {

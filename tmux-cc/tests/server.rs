@@ -275,3 +275,50 @@ async fn children_die_with_their_owner() {
     assert!(!alive(client_pid), "the control client outlived its owner");
     assert!(!alive(server_pid), "the server outlived its owner");
 }
+
+/// A program that answers `-V` as tmux 3.3a and does `rest` for anything else: only to see
+/// how a server that fails to start is reported.
+fn fake_tmux(dir: &std::path::Path, rest: &str) -> std::path::PathBuf {
+    let fake = dir.join("tmux");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nif [ \"$1\" = -V ]; then echo 'tmux 3.3a'; exit 0; fi\n{rest}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fake
+}
+
+#[tokio::test]
+async fn a_server_exiting_at_start_is_reported_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = socket_name("exits");
+    let mut options = ServerOptions::new(&socket);
+    options.tmux = fake_tmux(dir.path(), "echo 'cannot start' >&2; exit 3");
+    let err = Server::start_with(options).await.unwrap_err();
+    let message = err.to_string().replace(&socket, "SOCKET");
+    assert!(matches!(err, Error::ServerExitedAtStart { .. }), "{err:?}");
+    insta::assert_snapshot!(message, @r#"the tmux server for socket "SOCKET" exited while starting (exited with status 3): cannot start"#);
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_killed_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = ServerOptions::new(socket_name("silent"));
+    options.tmux = fake_tmux(dir.path(), "exec sleep 30");
+    options.ready_timeout = Duration::from_millis(300);
+    let err = Server::start_with(options).await.unwrap_err();
+    let Error::ServerNotReady { pid, waited, .. } = err else {
+        panic!("expected ServerNotReady, got {err:?}");
+    };
+    assert_eq!(waited, Duration::from_millis(300));
+    // The child was killed (and is reaped by tokio).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.contains(") Z "))
+        .unwrap_or(false)
+    {
+        assert!(std::time::Instant::now() < deadline, "the child still runs");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
