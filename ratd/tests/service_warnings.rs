@@ -137,3 +137,71 @@ root; run ratd as a user of its own (User= in its systemd unit)"
     ratd.signal(Signal::SIGTERM);
     assert!(ratd.wait_exit().success());
 }
+
+#[test]
+fn a_bundle_expiring_within_a_year_is_warned_and_shown_in_the_status() {
+    let tenant = unique_tenant();
+    let dir = tempfile::tempdir().unwrap();
+    let day = std::time::Duration::from_secs(86_400);
+    // Issued nearly ten years ago (its validity): about 200 days and a half left.
+    let issued = std::time::SystemTime::now() - (10 * 365 - 200) * day - day / 2;
+    rat_core::mtls::generate_at(&tenant, &["alice"], &dir.path().join("b"), issued).unwrap();
+    let bundle = Bundle {
+        dir,
+        tenant: tenant.clone(),
+    };
+    let not_after = rat_core::mtls::load_server(&bundle.server_dir())
+        .unwrap()
+        .not_after();
+    let days = not_after
+        .duration_since(std::time::SystemTime::now())
+        .unwrap()
+        .as_secs()
+        / 86_400;
+    assert!((195..=210).contains(&days), "{days}");
+    let notify_dir = tempfile::tempdir().unwrap();
+    let path = notify_dir.path().join("notify");
+    let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut ratd = Daemon::spawn_on(bundle, &[], |command| {
+        command
+            .env("NOTIFY_SOCKET", &path)
+            .env("HOME", home.path())
+            .stderr(Stdio::piped());
+        Box::new(std::io::empty())
+    })
+    .with_piped_stderr();
+    let addr = ratd.wait_serving();
+    let warning = ratd
+        .seen
+        .iter()
+        .find_map(|l| l.find("the bundle expires on").map(|at| l[at..].to_owned()))
+        .unwrap_or_else(|| panic!("no expiry warning: {:#?}", ratd.seen));
+    assert_eq!(
+        warning,
+        format!(
+            "the bundle expires on {} ({days} days left): less than a year left, and an expired \
+bundle stops every client at once; generate a new one (rat-tool bundle generate) and deploy it \
+to every side",
+            rat_core::mtls::format_time(not_after)
+        )
+    );
+    let mut buf = [0u8; 4096];
+    let n = socket.recv(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"READY=1\n");
+    let n = socket.recv(&mut buf).unwrap();
+    let root = if nix::unistd::geteuid().is_root() {
+        "running as root, "
+    } else {
+        ""
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&buf[..n]),
+        format!("STATUS=serving tenant {tenant} on {addr} · {root}bundle expires in {days} days\n")
+    );
+    ratd.signal(Signal::SIGTERM);
+    assert!(ratd.wait_exit().success());
+}
