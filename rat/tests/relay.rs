@@ -114,11 +114,14 @@ async fn ratd_down_is_told_with_the_reason_of_the_system() {
     rat.send(&request(json!("7"), "tools/list", json!({})))
         .await;
     assert!(rat.line().await.contains(r#""id":"7""#));
-    let stderr = rat.stderr();
+    // The notification is relayed concurrently: its failure may be logged a little later.
+    let logged = format!(
+        "relay failed method=\"notifications/initialized\" error=ratd unreachable at 127.0.0.1:{port}: connection refused"
+    );
+    let stderr = rat.wait_stderr(&logged).await;
+    assert!(stderr.contains(&logged), "{stderr}");
     assert!(
-        stderr.contains(&format!(
-            "relay failed method=\"notifications/initialized\" error=ratd unreachable at 127.0.0.1:{port}: connection refused"
-        )),
+        stderr.contains("relay failed method=\"tools/list\" id=\"7\""),
         "{stderr}"
     );
 }
@@ -326,7 +329,9 @@ async fn a_cancelled_wait_ends_its_request_and_writes_nothing() {
     // Nothing is written for the cancelled call: the next line is the answer to the next call.
     rat.send(&request(json!(2), "tools/list", json!({}))).await;
     assert_eq!(rat.line().await, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
-    let stderr = rat.stderr();
+    let stderr = rat
+        .wait_stderr("call cancelled method=\"tools/call\" id=1")
+        .await;
     assert!(
         stderr.contains("call cancelled method=\"tools/call\" id=1"),
         "{stderr}"
@@ -386,13 +391,13 @@ async fn startup_loads_the_bundle_and_contacts_nobody() {
     let bundle = Bundle::new("prod", &["alice"]);
     let server = TestServer::start(bundle.server_config(), echo_handler()).await;
     let mut rat = Rat::start(&server.server(), &bundle.client_dir("alice"), &[]);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stderr = rat.wait_stderr("rat started").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         server.connections.load(Ordering::SeqCst),
         0,
         "no connection before the first message"
     );
-    let stderr = rat.stderr();
     assert!(
         stderr.contains(&format!(
             "rat started version=\"{}\" server=\"{}\" tenant=\"prod\" session=\"alice\" bundle_expires=",

@@ -352,6 +352,7 @@ pub struct Rat {
     stdin: Option<ChildStdin>,
     stdout: Option<BufReader<ChildStdout>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Rat {
@@ -396,7 +397,7 @@ impl Rat {
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut stderr_pipe = child.stderr.take().unwrap();
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        {
+        let stderr_reader = {
             let stderr = stderr.clone();
             tokio::spawn(async move {
                 let mut buf = [0u8; 4096];
@@ -406,13 +407,14 @@ impl Rat {
                     }
                     stderr.lock().unwrap().extend_from_slice(&buf[..n]);
                 }
-            });
-        }
+            })
+        };
         Self {
             child,
             stdin,
             stdout: Some(stdout),
             stderr,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -473,6 +475,18 @@ impl Rat {
         }
     }
 
+    /// What rat wrote on stderr, once it holds `needle` (within 10 s; all of it otherwise).
+    pub async fn wait_stderr(&self, needle: &str) -> String {
+        for _ in 0..200 {
+            let stderr = self.stderr();
+            if stderr.contains(needle) {
+                return stderr;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.stderr()
+    }
+
     /// What rat wrote on stderr so far.
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
@@ -489,8 +503,10 @@ impl Rat {
         })
         .await
         .expect("rat did not exit within 10 s");
-        // Let the stderr reader catch up.
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Everything rat wrote on stderr, up to its end.
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), reader).await;
+        }
         (status, rest)
     }
 }
