@@ -185,3 +185,56 @@ async fn stopped_as_a_service_tmux_exiting_with_the_door_is_no_death_nor_warning
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_restart_counts_as_a_death_and_is_tried_again() {
+    let home = tempfile::tempdir().unwrap();
+    let mut ratd = Daemon::spawn_with(&[], |command| {
+        command
+            .env("HOME", home.path())
+            .stderr(std::process::Stdio::piped());
+        Box::new(std::io::empty())
+    });
+    ratd = ratd.with_piped_stderr();
+    ratd.wait_serving();
+    kill_tmux(&ratd);
+    ratd.wait_for("the tmux server died");
+    // A stray server takes the socket before the restart (a command racing a crash).
+    let stray = std::process::Command::new("tmux")
+        .args([
+            "-L",
+            &ratd.guard.socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "stray",
+        ])
+        .env("HOME", home.path())
+        .status()
+        .unwrap();
+    assert!(stray.success());
+    let stray_pid = tmux_server_pid(&ratd.guard.socket).expect("the stray server runs");
+    let failed = ratd.wait_for("restarting the tmux server failed");
+    assert!(
+        failed.contains(&format!(
+            "another tmux server (pid {stray_pid}) already serves socket {}",
+            ratd.guard.socket
+        )),
+        "{failed}"
+    );
+    assert!(failed.contains("deaths_in_5m=2"), "{failed}");
+    // Once the stray server is gone, the next attempt starts ratd's own.
+    let killed = std::process::Command::new("tmux")
+        .args(["-L", &ratd.guard.socket, "kill-server"])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let restarted = ratd.wait_for("tmux server restarted");
+    let new = tmux_server_pid(&ratd.guard.socket).expect("ratd's server runs");
+    assert_ne!(new, stray_pid);
+    assert!(restarted.contains(&format!("pid={new}")), "{restarted}");
+    ratd.signal(Signal::SIGTERM);
+    assert!(ratd.wait_exit().success());
+}

@@ -134,8 +134,8 @@ pub async fn supervise(
                 }
                 Err(error) => {
                     reason = format!("failed to restart: {error}");
-                    tracing::warn!(%error, "restarting the tmux server failed, which counts as a death; trying again in 1 second");
                     let deaths = budget.death(Instant::now());
+                    tracing::warn!(%error, deaths_in_5m = deaths, "restarting the tmux server failed, which counts as a death; trying again in 1 second");
                     if let Some(status) = &status {
                         status.tmux_died_at(Instant::now());
                     }
