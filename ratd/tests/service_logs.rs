@@ -201,3 +201,34 @@ async fn at_info_no_request_line_nor_library_chatter() {
         "{all}"
     );
 }
+
+#[test]
+fn the_exit_error_is_an_error_entry_in_the_journal() {
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let meta = std::fs::metadata(format!("/proc/self/fd/{}", {
+        use std::os::fd::AsRawFd;
+        theirs.as_raw_fd()
+    }))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("server");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ratd"))
+        .arg("--bundle")
+        .arg(&missing)
+        .args(["--listen", "127.0.0.1:0"])
+        .env("JOURNAL_STREAM", format!("{}:{}", meta.dev(), meta.ino()))
+        .stderr(OwnedFd::from(theirs))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut &ours, &mut out).unwrap();
+    let line = out.lines().last().unwrap_or_default();
+    assert!(
+        line.starts_with(&format!(
+            "<3>ratd: the bundle in {} can not be used: ",
+            missing.display()
+        )),
+        "{out}"
+    );
+}
