@@ -14,7 +14,8 @@
 //! the instructions and descriptions), then listen. [`Ratd::serve`] serves until its shutdown
 //! token fires, then stops in the spec's order (Lifecycle > Shutdown): the door closes (no
 //! new connection, kept-alive connections closed once idle), waits answer at once that ratd
-//! stops, other calls get 10 seconds, then the tmux server is stopped. [`run`] is both.
+//! stops, other calls get 10 seconds, then the tmux server is stopped. [`run`] is both;
+//! [`run_service`] is both telling systemd ([`Notifier`]), as ratd's `main` runs it.
 //!
 //! The service side ([`service`]: the startup warnings, the supervisor of the tmux server,
 //! systemd's notify protocol and status line, the journal's log form) runs in
