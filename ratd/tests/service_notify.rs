@@ -7,7 +7,8 @@ use std::os::unix::net::UnixDatagram;
 use std::process::Stdio;
 use std::time::Duration;
 
-use service_common::{Daemon, tmux_server_pid};
+use serde_json::json;
+use service_common::{Daemon, call, tmux_server_pid};
 
 fn recv(socket: &UnixDatagram) -> String {
     let mut buf = [0u8; 4096];
@@ -79,10 +80,50 @@ async fn ready_status_and_stopping_in_order_and_the_terminals_never_see_the_sock
         "the terminals' environment holds NOTIFY_SOCKET"
     );
 
-    // A request makes its session seen: the next render (10 s at most) tells it.
-    let client = ratd.mcp("alice").await;
+    // A request makes its session seen, and a wait_window waiting is a wait in flight: the next
+    // render (10 s at most) tells both.
+    let client = std::sync::Arc::new(ratd.mcp("alice").await);
+    call(&client, "list_windows", json!({})).await;
+    let (text, _) = call(
+        &client,
+        "wait_window",
+        json!({"window": "main", "max_seconds": 10}),
+    )
+    .await;
+    assert!(text.contains("ready for input"), "{text}");
+    let (text, is_error) = call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "sleep 60", "enter": true}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    let waiting = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            call(
+                &client,
+                "wait_window",
+                json!({"window": "main", "max_seconds": 50}),
+            )
+            .await
+        })
+    };
     let serving = expected.trim_end_matches('\n').to_owned();
-    assert_eq!(recv(&socket), format!("{serving} · last seen: alice now\n"));
+    assert_eq!(
+        recv(&socket),
+        format!("{serving} · last seen: alice now · 1 wait in flight\n")
+    );
+    // The command ends (C-c): the wait returns.
+    let (text, is_error) = call(
+        &client,
+        "send_keys",
+        json!({"window": "main", "keys": ["C-c"]}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    let (text, _) = waiting.await.unwrap();
+    assert!(text.contains("finished"), "{text}");
     // A death of the tmux server is sent at once, among the degradations.
     let pid = tmux_server_pid(&ratd.guard.socket).expect("the tmux server runs");
     nix::sys::signal::kill(
@@ -99,7 +140,7 @@ async fn ready_status_and_stopping_in_order_and_the_terminals_never_see_the_sock
         recv(&socket),
         format!("{degraded} · last seen: alice now\n")
     );
-    let _ = client.cancel().await;
+    drop(client);
 
     ratd.signal(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(recv(&socket), "STOPPING=1\n");
