@@ -1,13 +1,33 @@
-//! rat-core: the nine tools of rat as plain async functions bound to a tmux session, with no
-//! HTTP anywhere: the terminals (over `tmux-cc`), the files, their input schemas, descriptions
-//! and result texts, and the mTLS bundles shared by ratd, rat and rat-tool.
+//! rat-core: the nine tools of rat as plain async functions, with no HTTP anywhere. ratd only
+//! wraps them in MCP; anything else (a test, another server) can call them directly.
 //!
-//! Under construction (issues 3, 4, 5).
+//! # Layout
+//! - [`tools`]: what every tool returns ([`tools::ToolResult`], [`tools::Outcome`]) and the
+//!   read budget shared by `read_window` and `read_file`.
+//! - [`terminals`]: the [`terminals::Controller`] owning the tenant's tmux server (through
+//!   `tmux-cc`), the startup check, and [`terminals::Terminals`], the seven terminal tools
+//!   bound to one tmux session.
+//! - [`files`]: `write_file` and `read_file`.
+//! - [`catalog`]: the nine tools as MCP sees them (names, input schemas, descriptions,
+//!   annotations) and the MCP instructions.
+//! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);
+//!   [`connect`]: the defaults and the `--server`/`--bundle` flags ratd's clients share.
+//!
+//! # Example
+//! ```no_run
+//! use rat_core::terminals::{Controller, ControllerConfig};
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let controller = Controller::start(ControllerConfig::new("demo")).await?; // tmux -L rat-demo
+//! let check = controller.check_terminals().await; // what bash startup files defeat
+//! let result = controller.session("alice").list_windows().await; // creates the session: a fresh main
+//! println!("{}", result.text);
+//! # let _ = check; controller.stop().await?; Ok(()) }
+//! ```
 #![forbid(unsafe_code)]
 
-pub mod tools;
 pub mod catalog;
 pub mod connect;
 pub mod files;
 pub mod mtls;
 pub mod terminals;
+pub mod tools;
