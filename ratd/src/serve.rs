@@ -7,6 +7,8 @@
 //! bounded by [`READ_HEADER_TIMEOUT`]; the client name is read from the verified certificate;
 //! then hyper serves HTTP/1.1 on the connection, each request going to [`route`]. A client
 //! without a certificate of the bundle never gets past the handshake: no handler runs for it.
+//! Its connection gets the alert, a FIN, and is read until the client closes it (at most
+//! [`REFUSAL_LINGER`]), so that no TCP reset destroys the alert before the client reads it.
 //!
 //! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake and the header of
 //! each request take [`READ_HEADER_TIMEOUT`] at most (for a request after the first, counted
@@ -112,11 +114,15 @@ async fn serve_connection(
     stop: CancellationToken,
     hard_stop: CancellationToken,
 ) {
+    let handshake = acceptor.accept(tcp).into_fallible();
     let tls = tokio::select! {
-        handshake = tokio::time::timeout(READ_HEADER_TIMEOUT, acceptor.accept(tcp)) => {
+        handshake = tokio::time::timeout(READ_HEADER_TIMEOUT, handshake) => {
             match handshake {
                 Ok(Ok(tls)) => tls,
-                Ok(Err(error)) => return refusals.note(addr, &error.to_string()),
+                Ok(Err((error, tcp))) => {
+                    refusals.note(addr, &error.to_string());
+                    return linger_after_refusal(tcp, &stop, &hard_stop).await;
+                }
                 Err(_) => {
                     return refusals.note(addr, "the TLS handshake took more than 10 seconds");
                 }
@@ -176,6 +182,47 @@ async fn serve_connection(
             }
             () = hard_stop.cancelled() => return,
         }
+    }
+}
+
+/// How long a refused connection is kept open after its alert, for the client to read it
+/// (see [`linger_after_refusal`]).
+pub const REFUSAL_LINGER: Duration = Duration::from_secs(5);
+
+/// After a refused handshake, whose alert rustls has written: closes the writing side (the
+/// alert, then a FIN), then reads and discards what the client sends until it closes,
+/// [`REFUSAL_LINGER`] at most, or until ratd stops.
+///
+/// Why: in TLS 1.3 a client finishes its side of the handshake before the server checked its
+/// certificate, so a refused client may already have sent its request, and learns of the
+/// refusal (unknown CA, certificate required, bad or expired certificate: the alerts of
+/// rat-core's mtls) only on its first read. Closing a socket with unread data sends a TCP reset
+/// instead of a FIN, and a reset can destroy the alert before the client reads it: the client
+/// would then see "connection reset" instead of the reason. Memory per refused connection: one
+/// 1 KiB buffer; time: [`REFUSAL_LINGER`].
+async fn linger_after_refusal(
+    mut tcp: TcpStream,
+    stop: &CancellationToken,
+    hard_stop: &CancellationToken,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let drain = async {
+        // shutdown(SHUT_WR): the alert already written goes first, then the FIN.
+        if tcp.shutdown().await.is_err() {
+            return;
+        }
+        let mut sink = [0u8; 1024];
+        while let Ok(read) = tcp.read(&mut sink).await {
+            if read == 0 {
+                break;
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::time::timeout(REFUSAL_LINGER, drain) => {}
+        // A stop does not wait for refused clients.
+        () = stop.cancelled() => {}
+        () = hard_stop.cancelled() => {}
     }
 }
 

@@ -1,0 +1,239 @@
+//! Refused handshakes, tested from outside: a real ratd on 127.0.0.1:0, real TLS 1.3 clients
+//! holding a certificate ratd refuses, each sending its HTTP request right after its side of the
+//! handshake (as rat does), then reading. Every one must read ratd's alert, never a connection
+//! reset: ratd reads what a refused client sent before closing (serve.rs, linger_after_refusal).
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{Bundle, Served, TmuxGuard, unique_tenant};
+use rat_core::mtls;
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256, date_time_ymd,
+};
+use rustls::AlertDescription;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+/// How many times in a row each refused client must read its alert.
+const ROUNDS: usize = 20;
+
+/// A client trusting ratd's CA (so that it finishes its side of the handshake) and presenting
+/// the certificate and key in `dir` (`ROLE.crt`, `ROLE.key`).
+fn holding(ca: &Path, dir: &Path, role: &str) -> Arc<rustls::ClientConfig> {
+    mtls::unchecked_client_config(
+        &CertificateDer::from_pem_file(ca).expect("CA certificate"),
+        &CertificateDer::from_pem_file(dir.join(format!("{role}.crt"))).expect("certificate"),
+        PrivateKeyDer::from_pem_file(dir.join(format!("{role}.key"))).expect("key"),
+    )
+    .expect("client configuration")
+}
+
+/// An MCP initialize request with a body of about `len` bytes (padded in a `_meta` field).
+fn initialize(len: usize) -> Vec<u8> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+            "_meta": {"padding": "x".repeat(len)}
+        }
+    })
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body.as_bytes());
+    request
+}
+
+/// One connection of `tls` to `addr`: the handshake (which a TLS 1.3 client finishes before
+/// the server checked its certificate), the request, then a read to the end. Returns what the
+/// read failed with: the rustls error inside, else the I/O error's text.
+async fn refused(
+    tls: &Arc<rustls::ClientConfig>,
+    addr: std::net::SocketAddr,
+    request: &[u8],
+) -> Result<rustls::Error, String> {
+    let connector = tokio_rustls::TlsConnector::from(tls.clone());
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut stream = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .map_err(|e| format!("handshake: {e}"))?;
+    stream
+        .write_all(request)
+        .await
+        .map_err(|e| format!("writing the request: {e}"))?;
+    let mut buf = Vec::new();
+    let error = match stream.read_to_end(&mut buf).await {
+        Ok(_) => {
+            return Err(format!(
+                "served: {:?}",
+                String::from_utf8_lossy(&buf)
+                    .chars()
+                    .take(200)
+                    .collect::<String>()
+            ));
+        }
+        Err(error) => error,
+    };
+    assert!(buf.is_empty(), "nothing served");
+    match error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+    {
+        Some(tls_error) => Ok(tls_error.clone()),
+        None => Err(format!("reading: {error}")),
+    }
+}
+
+/// `ROUNDS` connections of `tls`, each with a small request then with a 256 KiB one: every one
+/// reads `alert`.
+async fn every_round_reads(
+    tls: &Arc<rustls::ClientConfig>,
+    addr: std::net::SocketAddr,
+    alert: AlertDescription,
+) {
+    for (size, request) in [("small", initialize(0)), ("256 KiB", initialize(256 << 10))] {
+        for round in 0..ROUNDS {
+            assert_eq!(
+                refused(tls, addr, &request).await,
+                Ok(rustls::Error::AlertReceived(alert)),
+                "round {round} with a {size} request"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_of_another_bundle_of_the_tenant_reads_unknown_ca_every_time() {
+    let mut served = Served::start(&["alice"]).await;
+    let other = Bundle::generate(served.tenant(), &["alice"]);
+    let ca = served.bundle.server_dir().join(mtls::CA_FILE);
+    let tls = holding(&ca, &other.client_dir("alice"), "client");
+    every_round_reads(&tls, served.addr, AlertDescription::UnknownCA).await;
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_of_the_wrong_role_reads_bad_certificate_every_time() {
+    let mut served = Served::start(&["alice"]).await;
+    let server_dir = served.bundle.server_dir();
+    // The server certificate (serverAuth only) presented by a client.
+    let tls = holding(&server_dir.join(mtls::CA_FILE), &server_dir, "server");
+    every_round_reads(&tls, served.addr, AlertDescription::BadCertificate).await;
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_client_reads_certificate_expired_every_time() {
+    // generate cannot make a client expired while its CA and server are valid (one validity
+    // for the whole bundle, and the CA key is never written): crafted with rcgen, with the
+    // profile of a bundle.
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle {
+        dir: tempfile::tempdir().expect("temporary directory"),
+        tenant: tenant.clone(),
+    };
+    let ca = TestCa::new(&tenant);
+    let server_dir = bundle.server_dir();
+    let client_dir = bundle.client_dir("alice");
+    ca.write_side(
+        &server_dir,
+        "server",
+        ca.issue(&tenant, ExtendedKeyUsagePurpose::ServerAuth, false),
+    );
+    ca.write_side(
+        &client_dir,
+        "client",
+        ca.issue("alice", ExtendedKeyUsagePurpose::ClientAuth, true),
+    );
+    let ratd = ratd::Ratd::start(bundle.config())
+        .await
+        .expect("ratd starts");
+    let addr = ratd.local_addrs()[0];
+    let shutdown = CancellationToken::new();
+    let task = tokio::spawn(ratd.serve(shutdown.clone()));
+
+    let tls = holding(&client_dir.join(mtls::CA_FILE), &client_dir, "client");
+    every_round_reads(&tls, addr, AlertDescription::CertificateExpired).await;
+
+    shutdown.cancel();
+    task.await.expect("ratd's serve task ends");
+}
+
+/// A CA with the profile of a bundle CA (`O=rat CA, CN=tenant`, path length 0) whose key the
+/// test keeps.
+struct TestCa {
+    pem: String,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+impl TestCa {
+    fn new(tenant: &str) -> TestCa {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut params = CertificateParams::default();
+        (params.not_before, params.not_after) =
+            (date_time_ymd(2025, 1, 1), date_time_ymd(2045, 1, 1));
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::OrganizationName, mtls::CA_ORGANIZATION);
+        dn.push(DnType::CommonName, tenant);
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+        params.key_usages = vec![KeyUsagePurpose::KeyCertSign];
+        let pem = params.self_signed(&key).unwrap().pem();
+        TestCa {
+            pem,
+            issuer: Issuer::new(params, key),
+        }
+    }
+
+    /// A leaf certificate with common name `cn` and `usage`, valid from 2025 to 2045, or (if
+    /// `expired`) in 2024 only: (certificate, key) PEM.
+    fn issue(&self, cn: &str, usage: ExtendedKeyUsagePurpose, expired: bool) -> (String, String) {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut params = CertificateParams::default();
+        (params.not_before, params.not_after) = if expired {
+            (date_time_ymd(2024, 1, 1), date_time_ymd(2025, 1, 1))
+        } else {
+            (date_time_ymd(2025, 1, 1), date_time_ymd(2045, 1, 1))
+        };
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, cn);
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::ExplicitNoCa;
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages = vec![usage];
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        (cert.pem(), key.serialize_pem())
+    }
+
+    /// A side directory as generate writes it: 0700, `ca.crt`, `ROLE.crt`, `ROLE.key` (0600).
+    fn write_side(&self, dir: &Path, role: &str, (cert, key): (String, String)) {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::write(dir.join(mtls::CA_FILE), &self.pem).unwrap();
+        std::fs::write(dir.join(format!("{role}.crt")), cert).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(dir.join(format!("{role}.key")))
+            .unwrap();
+        std::io::Write::write_all(&mut file, key.as_bytes()).unwrap();
+    }
+}
