@@ -518,7 +518,12 @@ async fn windows_are_created_listed_and_closed() {
             name: "my build".into(),
         })
         .await;
-    insta::assert_snapshot!(shown(&f, &bad), @r#"(refused) Invalid window name "my build": only letters, digits, '_' and '-', up to 32 characters."#);
+    insta::assert_snapshot!(shown(&f, &bad), @r#"(refused) Invalid window name "my build": only letters, digits, '_' and '-', up to 32 characters, not digits only (tmux reads those as a window index)."#);
+    // tmux reads a window part of digits only as an index, even after '=': "1" is build here.
+    let digits = t.create_window(CreateWindow { name: "1".into() }).await;
+    insta::assert_snapshot!(shown(&f, &digits), @r#"(refused) Invalid window name "1": only letters, digits, '_' and '-', up to 32 characters, not digits only (tmux reads those as a window index)."#);
+    let close_digits = t.close_window(CloseWindow { name: "1".into() }).await;
+    insta::assert_snapshot!(shown(&f, &close_digits), @r#"(refused) Invalid window name "1": only letters, digits, '_' and '-', up to 32 characters, not digits only (tmux reads those as a window index)."#);
     f.ready("s", "build").await;
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @r"

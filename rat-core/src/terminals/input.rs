@@ -20,7 +20,7 @@ pub struct ListWindows {}
 /// Input of `create_window`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct CreateWindow {
-    /// The name of the window: letters, digits, '_' and '-', up to 32 characters.
+    /// The name of the window: letters, digits, '_' and '-', up to 32 characters, not digits only.
     pub name: String,
 }
 

@@ -10,7 +10,7 @@ use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, un
 use super::hook::INPUT_OPTION;
 use super::input::{CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow};
 use super::keys::first_invalid_key;
-use super::names::is_valid_name;
+use super::names::{is_valid_name, is_valid_window_name};
 use super::screen::{Capture, render, trim_capture};
 use super::status::{ago, list_exit, wait_exit};
 use super::text::first_control_char;
@@ -55,7 +55,7 @@ impl Terminals {
                 format!("invalid session name {:?}", self.session),
             ));
         }
-        if !is_valid_name(window) {
+        if !is_valid_window_name(window) {
             return Some(ToolResult::refused(
                 texts::invalid_name(window),
                 "invalid window name",
