@@ -896,3 +896,32 @@ async fn the_hook_leaves_the_shell_as_it_was() {
     );
     assert!(!screen.text.contains("Done"), "{}", screen.text);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
+    // bash runs PROMPT_COMMAND while the typed-ahead line waits, and the script then shows as
+    // bash in the foreground: the wait must end with the script, not at the prompt before it.
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 1", true)).await;
+    eventually("sleep runs", || {
+        f.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=s:=main",
+            "#{pane_current_command}",
+        ])
+        .trim()
+            == "sleep"
+    })
+    .await;
+    t.send_text(text("main", "bash -c 'sleep 3; exit 7'", true))
+        .await;
+    let done = t
+        .wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 7.");
+}
