@@ -96,6 +96,11 @@ async fn sigpipe_is_told_as_usually_normal() {
     f.ready("s", "main").await;
     let done = f.run("s", "main", "yes | head -1").await;
     insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 141. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 141 0). Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).");
+    // Nothing added for a single command, nor for a pipeline whose last command alone failed.
+    let single = f.run("s", "main", "(exit 141)").await;
+    insta::assert_snapshot!(shown(&f, &single), @"(ok) main: the command finished Ns ago, exit status 141.");
+    let last = f.run("s", "main", "true | (exit 141)").await;
+    insta::assert_snapshot!(shown(&f, &last), @"(ok) main: the command finished Ns ago, exit status 141.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

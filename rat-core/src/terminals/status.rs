@@ -71,18 +71,15 @@ const SIGPIPE_NOTE: &str =
 /// `, exit status 1.` for a single command or a pipeline whose commands before the last one
 /// succeeded; for a pipeline whose earlier commands failed, those first, by position, then the
 /// status of the pipeline, explained, then every status (ratd-design.txt: "Failures first").
+/// Status 141 is told as usually normal only for a command before the last: "Nothing is added
+/// for a single command, nor for a pipeline whose last command alone failed".
 pub(crate) fn wait_exit(statuses: &[i32]) -> String {
     let Some(&last) = statuses.last() else {
         return ".".to_string();
     };
     let failures = failures_before_last(statuses);
     if failures.is_empty() {
-        let note = if last == SIGPIPE_STATUS {
-            format!(" {SIGPIPE_NOTE}")
-        } else {
-            String::new()
-        };
-        return format!(", exit status {last}.{note}");
+        return format!(", exit status {last}.");
     }
     let n = statuses.len();
     let mut parts = Vec::new();
@@ -101,14 +98,15 @@ pub(crate) fn wait_exit(statuses: &[i32]) -> String {
         parts.join(", "),
         joined(statuses)
     );
-    if statuses.contains(&SIGPIPE_STATUS) {
+    if failures.iter().any(|(_, s)| *s == SIGPIPE_STATUS) {
         text.push(' ');
         text.push_str(SIGPIPE_NOTE);
     }
     text
 }
 
-/// How the last command exited, for a line of `list_windows`:
+/// How the last command exited, for a line of `list_windows` (141 told as usually normal only
+/// for a command before the last, as in [`wait_exit`]):
 /// `last command exited with status 1 (12s ago)`, or for a pipeline whose earlier commands
 /// failed `last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses:
 /// 1 0) (12s ago)`.
@@ -125,10 +123,7 @@ pub(crate) fn list_exit(statuses: &[i32], age: &str) -> String {
         }
     };
     if failures.is_empty() {
-        return format!(
-            "last command exited with status {last}{} ({age} ago)",
-            sigpipe(last)
-        );
+        return format!("last command exited with status {last} ({age} ago)");
     }
     let n = statuses.len();
     let parts: Vec<String> = failures
@@ -206,6 +201,8 @@ mod tests {
             &[1, 0],
             &[0, 1],
             &[141, 0],
+            &[0, 141],
+            &[1, 141],
             &[1, 2, 0],
             &[0, 3, 141, 1],
         ];
