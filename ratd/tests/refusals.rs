@@ -2,6 +2,7 @@
 //! holding a certificate ratd refuses, each sending its HTTP request right after its side of the
 //! handshake (as rat does), then reading. Every one must read ratd's alert, never a connection
 //! reset: ratd reads what a refused client sent before closing (serve.rs, linger_after_refusal).
+//! That reading is bounded: 5 seconds at most, and a stop of ratd does not wait for it.
 
 mod common;
 
@@ -236,4 +237,79 @@ impl TestCa {
             .unwrap();
         std::io::Write::write_all(&mut file, key.as_bytes()).unwrap();
     }
+}
+
+/// A refused connection whose client reads the alert but never closes: ratd reads what it
+/// sends for 5 seconds (REFUSAL_LINGER), then closes. Returns the client's raw TCP stream right
+/// after the alert was read, and when it was.
+async fn refused_and_kept_open(served: &Served) -> (tokio::net::TcpStream, std::time::Instant) {
+    let other = Bundle::generate(served.tenant(), &["alice"]);
+    let ca = served.bundle.server_dir().join(mtls::CA_FILE);
+    let tls = holding(&ca, &other.client_dir("alice"), "client");
+    let connector = tokio_rustls::TlsConnector::from(tls);
+    let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let mut stream = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .unwrap();
+    stream.write_all(&initialize(0)).await.unwrap();
+    let mut byte = [0u8; 1];
+    let error = stream.read(&mut byte).await.expect_err("refused");
+    let refused_at = std::time::Instant::now();
+    assert_eq!(error.to_string(), "received fatal alert: UnknownCA");
+    (stream.into_inner().0, refused_at)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_client_that_never_closes_is_closed_after_5_seconds() {
+    let mut served = Served::start(&["alice"]).await;
+    let (mut tcp, refused_at) = refused_and_kept_open(&served).await;
+    // After the alert, the FIN: the server writes nothing more.
+    let mut byte = [0u8; 1];
+    assert_eq!(tcp.read(&mut byte).await.unwrap(), 0, "EOF after the alert");
+    // The server keeps reading what the client sends, then closes: a write then meets a
+    // closed socket (reset, then broken pipe).
+    let closed_after = loop {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        if tcp.write_all(b"more of a request").await.is_err() {
+            break refused_at.elapsed();
+        }
+        assert!(
+            refused_at.elapsed() < std::time::Duration::from_secs(15),
+            "never closed"
+        );
+    };
+    assert!(
+        closed_after >= std::time::Duration::from_millis(4900)
+            && closed_after < std::time::Duration::from_secs(8),
+        "closed {closed_after:?} after the refusal"
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_does_not_wait_for_refused_clients() {
+    let mut served = Served::start(&["alice"]).await;
+    let (mut tcp, _) = refused_and_kept_open(&served).await;
+    let started = std::time::Instant::now();
+    served.stop().await;
+    let stopped_in = started.elapsed();
+    assert!(
+        stopped_in < std::time::Duration::from_secs(4),
+        "stopped in {stopped_in:?}: waited for the refused client"
+    );
+    // The refused connection is closed: the client's write meets a closed socket.
+    let mut byte = [0u8; 1];
+    assert_eq!(tcp.read(&mut byte).await.unwrap(), 0, "EOF after the alert");
+    let write = async {
+        loop {
+            if tcp.write_all(b"more of a request").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(2), write)
+        .await
+        .expect("the connection is closed");
 }
