@@ -141,7 +141,7 @@ async fn a_profile_assigning_prompt_command_is_reported() {
     let answer = t
         .wait_window(wait("main", 5), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals: their bash startup files replace PROMPT_COMMAND, so no prompt is recorded and rat can not tell when a command finishes. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
+    insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals, as it can not tell when a command finishes: their bash startup files replace PROMPT_COMMAND, so no prompt is recorded. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
     // No status, no "no prompt recorded yet" where the terminals record none.
     let list = t.list_windows().await;
     assert!(list.text.contains("main: "), "{}", list.text);
@@ -929,4 +929,24 @@ async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
         .wait_window(wait("main", 20), CancellationToken::new())
         .await;
     insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 7.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_that_could_not_run_is_told_as_such() {
+    // A profile slower than the check (10 seconds) keeps bash from its first prompt: the check
+    // gives up, and wait_window tells why it can not wait without blaming PROMPT_COMMAND.
+    let f = start(Home {
+        profile: "sleep 12",
+        ..Home::default()
+    })
+    .await;
+    let check = f.controller.check_terminals().await;
+    assert!(!check.ran && !check.prompts, "{check:?}");
+    let description = rat_core::terminals::texts::wait_window_description(&check);
+    insta::assert_snapshot!(description, @"Wait until the command sent last to a window finished. In these terminals it can not: rat could not check them at its start (bash startup files blocking or too slow), so it does not rely on recorded prompts, and it answers so at once. Use list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
+    let t = f.controller.session("s");
+    let answer = t
+        .wait_window(wait("main", 5), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals, as it can not tell when a command finishes: rat could not check them at its start (bash startup files blocking or too slow), so it does not rely on recorded prompts. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
 }

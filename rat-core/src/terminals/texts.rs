@@ -160,8 +160,9 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
     if !check.records_prompts() {
         return format!(
             "Wait until the command sent last to a window finished. In these terminals it can not: \
-             their bash startup files replace PROMPT_COMMAND, so no prompt is recorded, and it \
-             answers so at once. Use list_windows instead ({BASH_MEANS_INPUT}), and read_window."
+             {}, and it answers so at once. Use list_windows instead ({BASH_MEANS_INPUT}), and \
+             read_window.",
+            no_prompts_because(check)
         );
     }
     let exited = if check.tells_statuses() {
@@ -180,7 +181,28 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
     )
 }
 
+/// Why wait_window can not wait where prompts are not recorded: the check found the startup
+/// files replacing `PROMPT_COMMAND`, or could not run (ratd-design.txt, Startup: a check that
+/// can not run is taken as nothing holding).
+fn no_prompts_because(check: &TerminalCheck) -> &'static str {
+    if check.ran {
+        "their bash startup files replace PROMPT_COMMAND, so no prompt is recorded"
+    } else {
+        "rat could not check them at its start (bash startup files blocking or too slow), so it \
+         does not rely on recorded prompts"
+    }
+}
+
 // ---- results and errors ----
+
+/// The answer of wait_window where prompts are not recorded (refused at once).
+pub(crate) fn can_not_wait(window: &str, check: &TerminalCheck) -> String {
+    format!(
+        "{window}: rat can not wait in these terminals, as it can not tell when a command \
+         finishes: {}. Check with list_windows instead ({BASH_MEANS_INPUT}), and read_window.",
+        no_prompts_because(check)
+    )
+}
 
 /// Header of a result whose call created the session (list_windows, read_window).
 pub(crate) const CREATED_HEADER: &str =

@@ -535,13 +535,7 @@ impl Terminals {
         let check = self.controller.terminal_check();
         if !check.records_prompts() {
             return Ok(ToolResult::refused(
-                format!(
-                    "{window}: rat can not wait in these terminals: their bash startup files replace \
-                     PROMPT_COMMAND, so no prompt is recorded and rat can not tell when a command \
-                     finishes. Check with list_windows instead (bash in the foreground means the \
-                     terminal waits for input, unless it runs a bash script or builtin), and \
-                     read_window."
-                ),
+                texts::can_not_wait(window, &check),
                 "prompts not recorded in these terminals",
             ));
         }
