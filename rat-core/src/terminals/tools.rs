@@ -661,6 +661,16 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) 
              (PROMPT_COMMAND=\"$PROMPT_COMMAND; ...\"), then use a new window."
         );
     }
+    if let (Some(time), "bash") = (w.input, w.command.as_str()) {
+        // bash itself in the foreground, no prompt since the input: not a command seen running.
+        // The quiet hint is left out: this one points to read_window already.
+        return format!(
+            "{window}: nothing finished since your last input, {} ago: bash has shown no prompt \
+             since. A bash script or builtin may still be running (a script shows as bash), or a \
+             text may wait on the command line (sent without Enter): read_window shows which.",
+            ago(now - time)
+        );
+    }
     let since = match w.input {
         Some(time) => format!("{} since your last input", ago(now - time)),
         None => format!("after waiting {}", ago(waited)),
@@ -675,13 +685,6 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) 
             " Nothing was displayed for {}: normal for some commands; read_window shows whether it waits for input.",
             ago(quiet)
         ));
-    }
-    if w.command == "bash" && w.input.is_some() {
-        text.push_str(
-            " bash is in the foreground with no prompt since your input: a bash script or builtin \
-             may still be running, or a text waits on the command line (sent without Enter); \
-             read_window tells which.",
-        );
     }
     text
 }
