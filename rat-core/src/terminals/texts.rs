@@ -108,11 +108,18 @@ pub fn close_window_description() -> String {
     "Close a window you are done with, terminating what runs in it.".to_string()
 }
 
-/// Description of `send_text`: what the text meets (or the paste warning), and a window of its
-/// own for each long running command rather than the background.
+/// Description of `send_text`: what the text meets (the paste warning in place of what it meets
+/// at a prompt where bracketed paste does not hold), and a window of its own for each long
+/// running command rather than the background.
 pub fn send_text_description(check: &TerminalCheck) -> String {
     let meets = if check.warns_paste() {
-        PASTE_WARNING.to_string()
+        // In place of what text meets at a prompt (ratd-design.txt, MCP instructions); what it
+        // meets otherwise holds all the same.
+        format!(
+            "{PASTE_WARNING} While a command runs, or in a new window before its prompt, the text \
+             is read as typed, a new line as Enter: wait for the prompt ({}) before sending.",
+            prompt_tool(check)
+        )
     } else {
         format!(
             "At a bash prompt, the text waits on the command line, new lines included, and nothing \
