@@ -151,10 +151,7 @@ async fn stopped_as_a_service_tmux_exiting_with_the_door_is_no_death_nor_warning
                 .seen
                 .iter()
                 .any(|l| (l.contains("WARN") || l.contains("ERROR"))
-                    && !l.contains("running as root")
-                    // tmux-cc's own line, asked to go to debug (helpers/requests-engine.md):
-                    // ratd judges the exit, and warns of none here.
-                    && !l.contains("WARN the tmux server ended exit=exited with status 0, unasked")),
+                    && !l.contains("running as root")),
             "{all}"
         );
         assert!(!all.contains("the tmux server died"), "{all}");

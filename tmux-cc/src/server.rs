@@ -516,7 +516,9 @@ async fn supervise(
         requested: requested.load(Ordering::SeqCst),
     };
     if !exit.requested {
-        tracing::warn!(%exit, "the tmux server ended");
+        // Debug, not warning: whether an exit nobody asked for is a death is the owner's call
+        // (ratd's supervisor judges it, and a service stop that reached tmux too is none).
+        tracing::debug!(%exit, "the tmux server ended");
     }
     if let Some(file) = &*socket_file.lock().unwrap_or_else(|e| e.into_inner()) {
         file.remove_if_unchanged();
