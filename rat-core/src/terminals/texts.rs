@@ -124,16 +124,17 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
         format!(
             "At a bash prompt, the text waits on the command line, new lines included, and nothing \
              runs until Enter. Otherwise (a command running, a new window before its prompt), it \
-             is read as typed, a new line as Enter: the running program gets it first, then bash \
-             runs the rest line by line once back at its prompt. So before pasting several lines, \
+             is read as typed, a new line as Enter: the running program gets it first (a read takes \
+             the first line), then bash runs the rest line by line once back at its prompt. So before pasting several lines, \
              wait for the prompt ({}).",
             prompt_tool(check)
         )
     };
     let follow = if check.records_prompts() {
-        "wait_window then waits for it, list_windows and read_window follow it"
+        "wait_window then waits for it, list_windows and read_window follow it, with no script \
+         checking jobs or their logs"
     } else {
-        "list_windows and read_window then follow it"
+        "list_windows and read_window then follow it, with no script checking jobs or their logs"
     };
     format!(
         "Paste text into a window, as a human pastes, then press Enter if enter is true. Returns \
