@@ -5,7 +5,8 @@
 //! ([`node`]), reached through rat or directly over mutual TLS, or through a local TLS bridge
 //! ([`TlsBridge`], socat) for clients that speak plain HTTP.
 //!
-//! What the clients need is installed by `.ci/run` (pinned: `mcp` 2.3.0 from PyPI; Node 22,
+//! What the clients need is installed by `.ci/run` (pinned: `mcp` 2.3.0 from PyPI in
+//! `tests/python/.venv`; Node 22,
 //! `@modelcontextprotocol/sdk` and `@modelcontextprotocol/conformance` from npm into
 //! `tests/node/node_modules`; socat from Debian). A missing one fails the test that needs it,
 //! saying to run that install step: never a silent skip.
@@ -443,21 +444,28 @@ fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Strin
     })
 }
 
-/// A `python3` command with the official Python MCP SDK available, running `tests/python/SCRIPT`.
+/// The Python of the tests' virtual environment, `tests/python/.venv/bin/python`, where
+/// `.ci/run` installs the SDK (Debian's python3 refuses pip installs outside one, PEP 668).
+pub fn python_interpreter() -> PathBuf {
+    workspace_root().join("tests/python/.venv/bin/python")
+}
+
+/// A command running `tests/python/SCRIPT` with the Python of the tests' virtual environment,
+/// where the official Python MCP SDK is installed.
 ///
 /// # Panics
-/// When python3 or the `mcp` package is missing, or is not version [`PYTHON_MCP_VERSION`]:
-/// the message says to run `.ci/run`'s install step.
+/// When the environment or the `mcp` package is missing, or is not version
+/// [`PYTHON_MCP_VERSION`]: the message says to run `.ci/run`'s install step.
 pub fn python(script: &str) -> Command {
     static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
     let checked = CHECKED.get_or_init(|| {
-        let output = Command::new("python3")
+        let output = Command::new(python_interpreter())
             .args([
                 "-c",
                 "import importlib.metadata as m, mcp, httpx2; print(m.version('mcp'))",
             ])
             .output()
-            .map_err(|e| format!("python3 can not run ({e})"))?;
+            .map_err(|e| format!("{} can not run ({e})", python_interpreter().display()))?;
         if !output.status.success() {
             return Err(format!(
                 "the Python MCP SDK is missing (import mcp failed: {})",
@@ -473,9 +481,11 @@ pub fn python(script: &str) -> Command {
         Ok(())
     });
     if let Err(why) = checked {
-        panic!("{why}: {INSTALL_HINT} (pip install mcp=={PYTHON_MCP_VERSION})");
+        panic!(
+            "{why}: {INSTALL_HINT} (python3 -m venv tests/python/.venv && tests/python/.venv/bin/pip install mcp=={PYTHON_MCP_VERSION})"
+        );
     }
-    let mut command = Command::new("python3");
+    let mut command = Command::new(python_interpreter());
     command
         .arg(workspace_root().join("tests/python").join(script))
         .env("PYTHONDONTWRITEBYTECODE", "1")
