@@ -66,7 +66,9 @@ fn fixed_parts(created: bool, c: &Capture) -> Vec<String> {
             None => "full-screen program, cursor hidden".to_string(),
         });
         if c.rows_asked > 0 {
-            parts.push("no history under a full-screen program".to_string());
+            parts.push(
+                "no history: it belongs to the terminal before the program started".to_string(),
+            );
         }
     }
     parts
@@ -162,7 +164,7 @@ mod tests {
         };
         assert_eq!(
             render(false, &full, b).unwrap(),
-            "[full-screen program, cursor at row 3, column 7; no history under a full-screen program]\nx"
+            "[full-screen program, cursor at row 3, column 7; no history: it belongs to the terminal before the program started]\nx"
         );
         let hidden = Capture {
             cursor: None,
