@@ -641,6 +641,17 @@ async fn bad_inputs_are_refused_and_nothing_is_sent() {
     assert_eq!(aliases.outcome, Outcome::Ok, "{}", aliases.text);
     let screen = f.read_until("s", "main", 0, |s| s == "$").await;
     insta::assert_snapshot!(shown(&f, &screen), @"(ok) $");
+    // max_seconds out of 1 to 50 is refused at once, not brought within it.
+    let none = t
+        .wait_window(wait("main", 0), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &none), @"(refused) Nothing was waited for: max_seconds is 0, and must be from 1 to 50 (20 by default). Call wait_window again with max_seconds from 1 to 50, or without it.");
+    let started = Instant::now();
+    let long = t
+        .wait_window(wait("main", 51), CancellationToken::new())
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(1));
+    insta::assert_snapshot!(shown(&f, &long), @"(refused) Nothing was waited for: max_seconds is 51, and must be from 1 to 50 (20 by default). Call wait_window again with max_seconds from 1 to 50, or without it.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -80,10 +80,23 @@ pub struct WaitWindow {
 }
 
 impl WaitWindow {
-    /// The wait asked for, in seconds: `max_seconds` or 20, within 1 to 50.
+    /// The wait asked for, in seconds: `max_seconds` or 20, brought within 1 to 50. For bounds
+    /// such as an embedder's deadline: a `max_seconds` out of range is refused by
+    /// [`Terminals::wait_window`](super::Terminals::wait_window), which waits for nothing then.
     pub fn seconds(&self) -> u32 {
         self.max_seconds
             .unwrap_or(DEFAULT_WAIT_SECONDS)
             .clamp(1, MAX_WAIT_SECONDS)
+    }
+
+    /// The wait asked for, in seconds (`max_seconds` or 20), or `Err` with the `max_seconds`
+    /// given when it is out of 1 to 50: the schema bounds it, but not every client validates
+    /// arguments against it, and a wait silently shortened or lengthened misleads.
+    pub fn checked_seconds(&self) -> Result<u32, u32> {
+        match self.max_seconds {
+            None => Ok(DEFAULT_WAIT_SECONDS),
+            Some(s) if (1..=MAX_WAIT_SECONDS).contains(&s) => Ok(s),
+            Some(s) => Err(s),
+        }
     }
 }

@@ -221,6 +221,16 @@ pub(crate) fn invalid_name(name: &str) -> String {
     format!("Invalid window name {name:?}: {NAME_RULE}.")
 }
 
+/// wait_window given a `max_seconds` out of 1 to 50 (`asked`): refused, nothing waited for.
+pub(crate) fn max_seconds_out_of_range(asked: u32) -> String {
+    format!(
+        "Nothing was waited for: max_seconds is {asked}, and must be from 1 to {max} ({} by \
+         default). Call wait_window again with max_seconds from 1 to {max}, or without it.",
+        super::input::DEFAULT_WAIT_SECONDS,
+        max = super::input::MAX_WAIT_SECONDS,
+    )
+}
+
 /// The error of a tool naming a missing window.
 pub(crate) fn no_window(name: &str) -> String {
     format!("No window {name}: list_windows shows your windows, create_window creates one.")

@@ -510,13 +510,24 @@ impl Terminals {
     /// wait_window: waits until the command sent last to the window finished (a prompt recorded
     /// since the last input, bash in the foreground), then tells how it exited; after
     /// `max_seconds`, what still runs and since when. Returns at once when `cancel` fires (the
-    /// request ended) or the controller stops.
+    /// request ended) or the controller stops. A `max_seconds` out of 1 to 50 is refused, with
+    /// nothing waited for.
     pub async fn wait_window(&self, input: WaitWindow, cancel: CancellationToken) -> ToolResult {
         let window = &input.window;
         if let Some(refused) = self.check_names(window) {
             return refused;
         }
-        let seconds = input.seconds();
+        let seconds = match input.checked_seconds() {
+            Ok(seconds) => seconds,
+            Err(asked) => {
+                return ToolResult::refused(
+                    texts::max_seconds_out_of_range(asked),
+                    "max_seconds out of range",
+                )
+                .with_log("window", window)
+                .with_log("max_seconds", asked);
+            }
+        };
         let result = match self.wait_inner(window, seconds, cancel).await {
             Ok(result) => result,
             Err(fail) => fail.result(),
