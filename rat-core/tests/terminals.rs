@@ -568,7 +568,7 @@ async fn windows_are_created_listed_and_closed() {
             name: "main".into(),
         })
         .await;
-    insta::assert_snapshot!(shown(&f, &last), @"(ok) Window main closed. It was your last window: a fresh main comes next.");
+    insta::assert_snapshot!(shown(&f, &last), @"(ok) Window main closed. It was your last window: a fresh main will be there on your next call.");
     let none = t
         .close_window(CloseWindow {
             name: "main".into(),

@@ -197,7 +197,7 @@ impl Terminals {
     }
 
     /// close_window: terminates what runs in the window. Nothing to close is a message; the
-    /// last window closed says a fresh main comes next (one `has-session`). Never creates the
+    /// last window closed says a fresh main will be there on the next call (one `has-session`). Never creates the
     /// session.
     pub async fn close_window(&self, input: CloseWindow) -> ToolResult {
         if let Some(refused) = self.check_names(&input.name) {
@@ -218,7 +218,8 @@ impl Terminals {
                 Ok(ToolResult::ok(format!("Window {name} closed.")))
             } else {
                 Ok(ToolResult::ok(format!(
-                    "Window {name} closed. It was your last window: a fresh main comes next."
+                    "Window {name} closed. It was your last window: a fresh main will be there on your \
+                     next call."
                 )))
             }
         }
