@@ -196,8 +196,10 @@ impl Terminals {
         Ok(ToolResult::ok(created_text))
     }
 
-    /// close_window: terminates what runs in the window. Nothing to close is a message; the
-    /// last window closed says a fresh main will be there on the next call (one `has-session`). Never creates the
+    /// close_window: terminates what runs in the window (`kill-window`). Nothing to close is a
+    /// message: when `kill-window` fails, tmux is asked which windows exist (its message is
+    /// never read), and a window still there is an internal error. The last window closed says
+    /// a fresh main will be there on the next call (one `has-session`). Never creates the
     /// session.
     pub async fn close_window(&self, input: CloseWindow) -> ToolResult {
         if let Some(refused) = self.check_names(&input.name) {
@@ -210,6 +212,16 @@ impl Terminals {
                 .reply(Command::new("kill-window").args(["-t", &self.target(name)]))
                 .await?;
             if !reply.success {
+                let exists = inner
+                    .list_windows(&self.session)
+                    .await?
+                    .is_some_and(|windows| windows.iter().any(|w| &w.name == name));
+                if exists {
+                    return Err(Fail::Internal(format!(
+                        "kill-window failed on an existing window: {}",
+                        lines(&reply).join(" ")
+                    )));
+                }
                 return Ok(ToolResult::message(format!(
                     "No window {name}: nothing to close."
                 )));
