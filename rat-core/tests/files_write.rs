@@ -79,7 +79,8 @@ async fn paths_absolute_or_from_home() {
     );
     assert!(!std::path::Path::new("notes.txt").exists());
     // ~/ is the home directory of the user ratd runs as
-    let name = format!(".rat-files-test-{}", std::process::id());
+    // A name of fixed length: the header (and so the byte count told) holds it.
+    let name = format!(".rat-files-test-{:07}", std::process::id());
     let home = std::env::home_dir().unwrap().join(&name);
     let _cleanup = Cleanup(home.clone());
     t.add(
