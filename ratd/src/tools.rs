@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rat_core::files::{self, ReadFile, WriteFile};
 use rat_core::terminals::{
-    CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow,
+    CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, texts,
 };
 use rat_core::tools::{ReadBudget, ToolResult};
 use rmcp::model::JsonObject;
@@ -21,8 +21,8 @@ use crate::serve::Peer;
 /// tmux is stuck, and the agent is told so).
 pub(crate) fn tmux_not_answering(tool: &str, limit: Duration) -> ToolResult {
     ToolResult::failed(
-        // The words of rat-core's own timeout of a tmux command (terminals::texts).
-        "The terminals did not answer in time: retrying may work.",
+        // The words of rat-core's own timeout of a tmux command.
+        texts::NOT_ANSWERING,
         format!("{tool}: no answer from tmux within {} s", limit.as_secs()),
     )
 }
