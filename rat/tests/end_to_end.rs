@@ -4,7 +4,8 @@
 //! (protocol 2025-11-25), once with server/discover (protocol 2026-07-28, the SEP-2243 headers
 //! checked by ratd's rmcp).
 //!
-//! Needs `python3` with `mcp==2.3.0` (`python3 -m pip install mcp==2.3.0`).
+//! Needs the Python SDK `mcp==2.3.0` in the tests' virtual environment `tests/python/.venv`,
+//! which `.ci/run` installs (`python3 -m venv tests/python/.venv && tests/python/.venv/bin/pip install mcp==2.3.0`).
 
 mod common;
 
@@ -96,9 +97,10 @@ impl Drop for Served {
 async fn python_client(mode: &str) -> Value {
     let mut served = Served::start().await;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/python_client.py");
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python/.venv/bin/python");
     let output = tokio::time::timeout(
         Duration::from_secs(120),
-        tokio::process::Command::new("python3")
+        tokio::process::Command::new(&python)
             .arg(&script)
             .arg(env!("CARGO_BIN_EXE_rat"))
             .arg(served.addr.to_string())
@@ -113,7 +115,13 @@ async fn python_client(mode: &str) -> Value {
     )
     .await
     .expect("the Python client finishes within 120 s")
-    .expect("python3 runs (install the client with: python3 -m pip install mcp==2.3.0)");
+    .unwrap_or_else(|e| {
+        panic!(
+            "{} can not run ({e}): run the install step of .ci/run (python3 -m venv \
+             tests/python/.venv && tests/python/.venv/bin/pip install mcp==2.3.0)",
+            python.display()
+        )
+    });
     served.stop().await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
