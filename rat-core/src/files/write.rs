@@ -26,7 +26,7 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
         Err(error) if is_missing(&error) => {
             was_missing = true;
             if let Some(parent) = path.parent() {
-                match create_directories(parent) {
+                match create_directories(parent, path) {
                     Ok(created) => directories = created,
                     Err(refused) => return refused,
                 }
@@ -126,8 +126,9 @@ pub(super) fn open(path: &Path) -> io::Result<(File, bool)> {
 
 /// Creates `dir` and its missing parents, as `mkdir -p` does (0755 minus the umask), and returns
 /// those it created, from the top: a typo in a path creates directories the agent did not mean,
-/// which the result names. A parent that is not a directory is refused, naming it.
-fn create_directories(dir: &Path) -> Result<Vec<PathBuf>, ToolResult> {
+/// which the result names. A parent that is not a directory is refused, naming it and `file`,
+/// the path the agent asked to write.
+fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResult> {
     let mut missing = Vec::new();
     let mut parent = Some(dir);
     while let Some(current) = parent {
@@ -136,9 +137,9 @@ fn create_directories(dir: &Path) -> Result<Vec<PathBuf>, ToolResult> {
             Ok(_) => {
                 return Err(ToolResult::refused(
                     format!(
-                        "{} is not a directory: {} can not be created in it.",
+                        "{} is not a directory: {} can not be written under it.",
                         current.display(),
-                        dir.display()
+                        file.display()
                     ),
                     "a parent is not a directory",
                 ));
