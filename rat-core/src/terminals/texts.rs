@@ -5,7 +5,7 @@
 //! change of wording in review.
 
 use super::check::TerminalCheck;
-use super::keys::SHOWN_KEYS;
+use super::keys::{EDIT_KEYS, SHOWN_KEYS};
 use super::names::NAME_RULE;
 use crate::tools::ReadBudget;
 
@@ -144,13 +144,24 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
     )
 }
 
+/// The key names `send_keys` accepts, as told in its description and its refusals (aliases not
+/// shown): the keys, then which modifiers go with which (keys.rs has the rules, from tmux 3.3a).
+pub fn key_names() -> String {
+    let edit = format!("{} to {}", EDIT_KEYS[0], EDIT_KEYS[EDIT_KEYS.len() - 1]);
+    format!(
+        "a printable character, {}, F1 to F12, with the modifiers M- (any key), C- (a letter, \
+         Space, @ [ \\ ] ^ _ ?, - / 2 6 without M-, and {edit}, F1 to F12) and S- (only {edit}, \
+         F1 to F12), combinable (C-c, M-x, S-Up, C-M-Left)",
+        SHOWN_KEYS.join(", "),
+    )
+}
+
 /// Description of `send_keys`: the names accepted (aliases not shown).
 pub fn send_keys_description() -> String {
     format!(
-        "Press keys in a window, in order, one name per key: a printable character, {}, F1 to F12, \
-         with the C-, M- and S- modifiers, combinable (C-c interrupts, C-d ends input). To type \
-         text, use send_text. Returns at once.",
-        SHOWN_KEYS.join(", ")
+        "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
+         To type text, use send_text. Returns at once.",
+        key_names()
     )
 }
 

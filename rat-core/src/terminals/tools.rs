@@ -375,10 +375,7 @@ impl Terminals {
             r.with_log("window", window)
                 .with_log("keys", input.keys.len())
         };
-        let names = format!(
-            "a printable character, {}, F1 to F12, with the C-, M- and S- modifiers (C-c, M-x, S-Up)",
-            super::keys::SHOWN_KEYS.join(", ")
-        );
+        let names = super::texts::key_names();
         if input.keys.is_empty() {
             return log(ToolResult::refused(
                 format!("Nothing was sent: keys is empty. Give key names, one per key: {names}."),

@@ -1,0 +1,180 @@
+//! send_keys' key names against tmux itself (ratd-design.txt, Tools: send_keys: "An unknown name
+//! is refused, naming it, with a pointer to send_text, and nothing is sent").
+//!
+//! tmux 3.3a's `send-keys` types a name it cannot press as text (`S-Enter` reaches the program as
+//! the seven characters), and sends nothing at all for some it parses (`C-1`); `bind-key` accepts
+//! both kinds, so it is no oracle. The oracle here is what `send-keys` really writes: a private
+//! tmux server, a pane where `cat` copies its raw input into a file, each name sent followed by a
+//! 0xff marker byte. A name is a key to tmux when it wrote some bytes and not the name itself;
+//! rat must accept exactly those names.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rat_core::terminals::keys::{SHOWN_KEYS, is_valid_key};
+
+/// The private tmux server of this test, killed by its socket on drop, even when the test fails.
+struct Server {
+    socket: String,
+}
+
+impl Server {
+    fn tmux(&self) -> Command {
+        let mut cmd = Command::new("tmux");
+        cmd.args(["-L", &self.socket, "-f", "/dev/null"]);
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) {
+        let out = self.tmux().args(args).output().expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// The names tried: every base key rat knows (printable ASCII, the shown names, F1 to F12, the
+/// aliases) alone, with each modifier and each combination of them, and a few other spellings.
+/// Not other cases (`enter`): tmux reads names in any case, rat only as written, on purpose.
+fn names() -> Vec<String> {
+    let mut bases: Vec<String> = (0x20u8..0x7f).map(|b| char::from(b).to_string()).collect();
+    bases.extend(SHOWN_KEYS.iter().map(|k| (*k).to_owned()));
+    bases.extend((1..=12).map(|n| format!("F{n}")));
+    bases.extend(
+        ["IC", "DC", "NPage", "PgDn", "PPage", "PgUp"]
+            .iter()
+            .map(|k| (*k).to_owned()),
+    );
+    let prefixes = [
+        "", "C-", "M-", "S-", "^", "C-M-", "C-S-", "M-S-", "C-M-S-", "^M-", "^S-",
+    ];
+    let mut names: Vec<String> = bases
+        .iter()
+        .flat_map(|b| prefixes.iter().map(move |p| format!("{p}{b}")))
+        .collect();
+    names.extend(
+        [
+            "S-C-Up", "M-C-a", "S-M-Left", "C-C-a", "S-S-Up", "^C-a", "M-^a", "C-^M-a", "^^",
+            "M-^", "C-Ctrl", "Ctrl-C", "F13", "F0", "F01", "Esc",
+        ]
+        .iter()
+        .map(|k| (*k).to_owned()),
+    );
+    names
+}
+
+/// The name as one tmux command-language word (source-file), whatever characters it holds.
+fn quoted(name: &str) -> String {
+    if name.contains('\'') {
+        // No name holds both ' and one of the characters special in double quotes.
+        assert!(!name.contains(['"', '\\', '$']), "{name}");
+        format!("\"{name}\"")
+    } else {
+        format!("'{name}'")
+    }
+}
+
+/// What tmux 3.3a's `send-keys NAME` writes to the pane, for each name, in order.
+fn sent_by_tmux(server: &Server, dir: &Path, names: &[String]) -> Vec<Vec<u8>> {
+    let out = dir.join("input");
+    let reader = format!("stty raw -echo && exec cat > '{}'", out.display());
+    server.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "keys",
+        "-x",
+        "200",
+        "-y",
+        "24",
+        "sh",
+        "-c",
+        &reader,
+    ]);
+    let start = Instant::now();
+    while !out.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "cat never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut script = String::new();
+    for name in names {
+        script.push_str(&format!("send-keys -t keys -- {}\n", quoted(name)));
+        script.push_str("send-keys -t keys -H ff\n");
+    }
+    let script_path = dir.join("send.tmux");
+    std::fs::write(&script_path, script).unwrap();
+    server.run(&["source-file", script_path.to_str().unwrap()]);
+    let start = Instant::now();
+    loop {
+        let bytes = std::fs::read(&out).unwrap();
+        if bytes.iter().filter(|b| **b == 0xff).count() >= names.len() {
+            let mut parts: Vec<Vec<u8>> = bytes.split(|b| *b == 0xff).map(<[u8]>::to_vec).collect();
+            parts.truncate(names.len());
+            return parts;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "tmux wrote {} of {} markers",
+            bytes.iter().filter(|b| **b == 0xff).count(),
+            names.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn keys_match_tmux() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server {
+        socket: format!("ratkeys{}", std::process::id()),
+    };
+    let names = names();
+    let sent = sent_by_tmux(&server, dir.path(), &names);
+    let mut wrong = Vec::new();
+    for (name, bytes) in names.iter().zip(&sent) {
+        let pressed = !bytes.is_empty() && bytes.as_slice() != name.as_bytes();
+        // A one-character name is its own byte: both pressed and "typed".
+        let pressed = pressed || (name.len() == 1 && bytes.as_slice() == name.as_bytes());
+        if pressed != is_valid_key(name) {
+            wrong.push(format!(
+                "{name:?}: tmux wrote {:?}, rat {}",
+                String::from_utf8_lossy(bytes),
+                if is_valid_key(name) {
+                    "accepts"
+                } else {
+                    "refuses"
+                }
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} names disagree:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    // The sample is what it claims: keys accepted and refused both, S-Enter typed as text.
+    let accepted = names.iter().filter(|n| is_valid_key(n)).count();
+    assert!(accepted > 500 && accepted < names.len() - 500, "{accepted}");
+    let s_enter = names.iter().position(|n| n == "S-Enter").unwrap();
+    assert_eq!(sent[s_enter], b"S-Enter");
+    let c_one = names.iter().position(|n| n == "C-1").unwrap();
+    assert_eq!(sent[c_one], b"");
+    let s_up = names.iter().position(|n| n == "S-Up").unwrap();
+    assert_eq!(sent[s_up], b"\x1b[1;2A");
+}
