@@ -5,6 +5,7 @@
 // `deny` rather than `forbid`: the one `allow` below takes NOTIFY_SOCKET out of the environment.
 #![deny(unsafe_code)]
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -34,10 +35,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!(
-                "{}",
-                form.error_line(&format!("can not start the async runtime: {error}"))
-            );
+            print_error(form, &format!("can not start the async runtime: {error}"));
             return ExitCode::FAILURE;
         }
     };
@@ -49,10 +47,7 @@ fn main() -> ExitCode {
         ) {
             (Ok(term), Ok(int)) => (term, int),
             (Err(error), _) | (_, Err(error)) => {
-                eprintln!(
-                    "{}",
-                    form.error_line(&format!("can not handle SIGTERM and SIGINT: {error}"))
-                );
+                print_error(form, &format!("can not handle SIGTERM and SIGINT: {error}"));
                 return Err(());
             }
         };
@@ -62,17 +57,26 @@ fn main() -> ExitCode {
                 _ = term.recv() => "SIGTERM",
                 _ = int.recv() => "SIGINT",
             };
-            tracing::info!(signal = name, "stopping on signal");
+            // The stop first, the log after: nothing that happens to stderr may keep ratd
+            // from stopping (ratd-design.txt, Shutdown).
             on_signal.cancel();
+            tracing::info!(signal = name, "stopping on signal");
         });
         ratd::run_service(args.config(), shutdown, notifier)
             .await
             .map_err(|error| {
-                eprintln!("{}", form.error_line(&error));
+                print_error(form, &error);
             })
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(()) => ExitCode::FAILURE,
     }
+}
+
+/// Prints the error ratd exits with on stderr ([`Form::error_line`]); a stderr that does not
+/// take it (a pipe whose reader exited) loses the line, where `eprintln!` would panic and turn
+/// exit status 1 into 101.
+fn print_error(form: Form, error: &dyn std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "{}", form.error_line(error));
 }

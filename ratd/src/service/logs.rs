@@ -114,9 +114,16 @@ where
 /// Installs ratd's log subscriber for the process: lines on stderr in `form`, filtered by
 /// `level` ([`filter`]). Colours only on a terminal. For ratd's `main`: libraries never
 /// install a subscriber.
+///
+/// A line stderr does not take (a pipe whose reader exited: `EPIPE`; a full disk) is dropped
+/// without a word: tracing-subscriber's report of such a failure, on by default, goes through
+/// `eprintln!`, which panics when stderr fails too, and so killed whichever task logged, the
+/// one that handles SIGTERM among them (a dead log reader must never disable the kill switch:
+/// ratd-design.txt, Shutdown).
 pub fn init(level: LogLevel, form: Form) {
     let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .log_internal_errors(false)
         .with_env_filter(filter(level))
         .with_target(false);
     match form {
