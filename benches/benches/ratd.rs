@@ -217,12 +217,16 @@ async fn bench() {
         let builds = 100_000;
         let started = Instant::now();
         for _ in 0..builds {
-            drop(std::hint::black_box(ratd.build_request_service(peer.clone())));
+            drop(std::hint::black_box(
+                ratd.build_request_service(peer.clone()),
+            ));
         }
         let per_build = started.elapsed() / builds;
         ALLOCATED.store(0, Ordering::SeqCst);
         COUNTING.store(true, Ordering::SeqCst);
-        drop(std::hint::black_box(ratd.build_request_service(peer.clone())));
+        drop(std::hint::black_box(
+            ratd.build_request_service(peer.clone()),
+        ));
         COUNTING.store(false, Ordering::SeqCst);
         let bytes = ALLOCATED.load(Ordering::SeqCst);
         println!("per-request build (rmcp service + handler asked twice), {builds} builds:");
@@ -279,7 +283,10 @@ async fn bench() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("LISTENING ").expect("ratd listens");
+    let addr = line
+        .trim()
+        .strip_prefix("LISTENING ")
+        .expect("ratd listens");
     let url = format!("https://{addr}/mcp");
     let tls = (*mtls::load_client(&mtls::client_dir(&bundle, "bench"))
         .unwrap()
@@ -290,19 +297,31 @@ async fn bench() {
     post(
         &client,
         &url,
-        body(0, "wait_window", serde_json::json!({"window": "main", "max_seconds": 10})),
+        body(
+            0,
+            "wait_window",
+            serde_json::json!({"window": "main", "max_seconds": 10}),
+        ),
     )
     .await;
     post(
         &client,
         &url,
-        body(0, "send_text", serde_json::json!({"window": "main", "text": "seq 1 20", "enter": true})),
+        body(
+            0,
+            "send_text",
+            serde_json::json!({"window": "main", "text": "seq 1 20", "enter": true}),
+        ),
     )
     .await;
     post(
         &client,
         &url,
-        body(0, "wait_window", serde_json::json!({"window": "main", "max_seconds": 10})),
+        body(
+            0,
+            "wait_window",
+            serde_json::json!({"window": "main", "max_seconds": 10}),
+        ),
     )
     .await;
     let read_body = body(1, "read_window", serde_json::json!({"window": "main"}));
