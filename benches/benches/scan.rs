@@ -23,7 +23,7 @@ fn create(path: &Path) {
     let mut written = 0u64;
     let mut i = 0u64;
     while written < SIZE {
-        let line = if i % 50 == 0 {
+        let line = if i.is_multiple_of(50) {
             format!(
                 "2026-11-30T12:00:{:02} worker {i}: réessai après l'échec ☕ du lot {i}\n",
                 i % 60
