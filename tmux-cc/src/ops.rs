@@ -149,6 +149,10 @@ pub struct WindowInfo {
     /// `#{pane_dead}`: the pane's process has exited (the pane stays with `remain-on-exit`).
     pub dead: bool,
     /// `#{pane_dead_status}`: its exit status, when dead and it exited (not killed).
+    ///
+    /// `None` for a moment after `dead` turns true: tmux marks the pane dead when its pty
+    /// reads the end, and learns the status only when it reaps the child (SIGCHLD), which
+    /// can come a little later. Poll until it is `Some` if you need it.
     pub dead_status: Option<i32>,
     /// `#{pane_pid}`: the pid of the pane's first process.
     pub pane_pid: u32,

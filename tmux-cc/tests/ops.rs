@@ -173,7 +173,11 @@ async fn window_states_are_read_from_the_list() {
     let (full, dead) = loop {
         let windows = env.client.list_windows("=s", &[]).await.unwrap();
         let (f, d) = (find(&windows, "full"), find(&windows, "dead"));
-        if (f.alternate_on && f.cursor_x == 10 && d.dead) || std::time::Instant::now() > deadline {
+        // tmux marks a pane dead when its pty ends, and knows the status only once it has
+        // reaped the child: wait for both.
+        let dead_done = d.dead && d.dead_status.is_some();
+        if (f.alternate_on && f.cursor_x == 10 && dead_done) || std::time::Instant::now() > deadline
+        {
             break (f, d);
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
