@@ -4,7 +4,7 @@
 
 mod terminals_common;
 
-use rat_core::terminals::{ReadWindow, SendText};
+use rat_core::terminals::SendText;
 use terminals_common::*;
 
 const LOCALE: [&str; 3] = ["LANG", "LC_ALL", "LC_CTYPE"];
@@ -38,12 +38,9 @@ async fn non_ascii_survives_with_the_locale_unset() {
         .await;
     assert!(done.text.contains("exit status 0"), "{}", done.text);
     let t = f.controller.session("s");
-    let screen = t
-        .read_window(ReadWindow {
-            window: "main".into(),
-            scrollback_rows: None,
-        })
-        .await;
+    // The hook records the prompt before bash prints it: the wait may end before the screen
+    // shows the prompt, so the screen is read until it does.
+    let screen = f.read_until("s", "main", 0, |s| s.ends_with("\n$")).await;
     assert_eq!(
         screen.text,
         "$ mkdir -p café && cd café && echo 'é ✓ 漢字 🐀'\né ✓ 漢字 🐀\n$"
@@ -60,11 +57,12 @@ async fn non_ascii_survives_with_the_locale_unset() {
         enter: false,
     })
     .await;
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let screen = t
-        .read_window(ReadWindow {
-            window: "main".into(),
-            scrollback_rows: None,
+    // Read until the last line shows a whole text (its four quotes; not after a fixed sleep):
+    // it must then be as sent.
+    let screen = f
+        .read_until("s", "main", 0, |s| {
+            let last = s.lines().last().unwrap_or("");
+            last.starts_with("$ printf") && last.matches('\'').count() == 4 && last.ends_with('\'')
         })
         .await;
     assert!(
