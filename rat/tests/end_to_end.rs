@@ -296,3 +296,43 @@ async fn a_wait_cancelled_through_rat_ends_in_ratd() {
     assert!(rat.exit().await.0.success());
     served.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_over_4_mib_through_rat_tells_what_to_do_and_the_next_one_is_served() {
+    use common::{Rat, request};
+    use serde_json::json;
+    let mut served = Served::start().await;
+    let at = served.addr.to_string();
+    let mut rat = Rat::start(&at, &served.bundle.client_dir("agent"), &[]);
+    // 5 MiB and 15 MiB of text: over ratd's 4 MiB, under rat's 16 MiB. rat writes the whole
+    // request before it reads: ratd reads what it refuses to its end, so rat reads the 413.
+    for (id, size) in [(1, 5 * 1024 * 1024), (2, 15 * 1024 * 1024)] {
+        let text = "x".repeat(size);
+        rat.send(&request(
+            json!(id),
+            "tools/call",
+            json!({"name": "send_text", "arguments": {"window": "main", "text": text, "enter": false}}),
+        ))
+        .await;
+        assert_eq!(
+            rat.line().await,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32050,"message":"ratd at {at} answered HTTP 413: request over 4 MiB of JSON (4194304 bytes), the most ratd reads: send a long text in parts, a send_text call each, and a large file in parts joined in a terminal (cat part1 part2 > file)"}}}}"#
+            )
+        );
+    }
+    rat.send(&request(
+        json!(3),
+        "tools/call",
+        json!({"name": "list_windows", "arguments": {}}),
+    ))
+    .await;
+    let line = rat.line().await;
+    assert!(
+        line.starts_with(r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"#),
+        "{line}"
+    );
+    rat.close_stdin();
+    assert!(rat.exit().await.0.success());
+    served.stop().await;
+}

@@ -228,7 +228,8 @@ async fn linger_after_refusal(
 
 /// Routes one request: `/mcp` to an rmcp service built for this request and bound to the
 /// session of its client, anything else 404. rmcp answers GET and DELETE with 405 (stateless,
-/// no event store), bodies over 4 MiB with 413, a missing Accept with 406.
+/// no event store), bodies over 4 MiB with 413 (read to their end first, the text replaced by
+/// [`TOO_LARGE`]), a missing Accept with 406.
 pub(crate) async fn route(
     shared: &Arc<Shared>,
     peer: Peer,
@@ -256,7 +257,13 @@ pub(crate) async fn route(
         (Request::from_parts(parts, tapped), method)
     };
     let service = shared.service_for(peer.clone());
-    let response = service.handle(request).await;
+    let mut response = service.handle(request).await;
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        // The client is still sending: read it to the end so that it reads this answer, not
+        // a connection reset (see MethodSeen::drain), then tell what to do instead.
+        method.drain(DRAIN_AFTER_413, DRAIN_IDLE).await;
+        response = too_large();
+    }
     // One line per MCP request at debug level: never its parameters (ratd-design.txt, Logs).
     tracing::debug!(
         session = %peer.client,
@@ -267,6 +274,26 @@ pub(crate) async fn route(
         "MCP request"
     );
     response
+}
+
+/// How much of a body over the limit is read and thrown away after a 413, in all: 64 MiB,
+/// four times what rat relays in one message. Beyond, the connection is closed unread.
+const DRAIN_AFTER_413: u64 = 64 * 1024 * 1024;
+
+/// How long each piece of a body over the limit is waited for after a 413 (the header
+/// timeout, ratd-design.txt, Timeouts).
+const DRAIN_IDLE: Duration = READ_HEADER_TIMEOUT;
+
+/// The text of a 413, replacing rmcp's: what the limit is, and how to do without it
+/// (ratd-design.txt, Serving: 4 MiB of JSON per request).
+pub(crate) const TOO_LARGE: &str = "request over 4 MiB of JSON (4194304 bytes), the most ratd reads: send a long text in parts, a send_text call each, and a large file in parts joined in a terminal (cat part1 part2 > file)\n";
+
+fn too_large() -> Response<Body> {
+    Response::builder()
+        .status(StatusCode::PAYLOAD_TOO_LARGE)
+        .header(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from_static(TOO_LARGE.as_bytes())).boxed())
+        .expect("a static response is valid")
 }
 
 /// Handshakes refused, logged at most once every 10 seconds with the count of the others

@@ -223,8 +223,16 @@ async fn a_body_over_4_mib_is_413() {
             .body(body)
             .send()
     };
-    let over = post(4 * 1024 * 1024 + 1).await.expect("answered");
-    assert_eq!(over.status(), 413);
+    let mut answers = Vec::new();
+    for size in [4 * 1024 * 1024 + 1, 16 * 1024 * 1024] {
+        let over = post(size).await.expect("answered");
+        assert_eq!(over.status(), 413);
+        answers.push(over.text().await.unwrap());
+    }
+    insta::assert_snapshot!(answers.join(""), @r"
+    request over 4 MiB of JSON (4194304 bytes), the most ratd reads: send a long text in parts, a send_text call each, and a large file in parts joined in a terminal (cat part1 part2 > file)
+    request over 4 MiB of JSON (4194304 bytes), the most ratd reads: send a long text in parts, a send_text call each, and a large file in parts joined in a terminal (cat part1 part2 > file)
+    ");
 
     // 4 MiB exactly is read: a write_file of that size is done.
     let dir = tempfile::tempdir().unwrap();
@@ -250,6 +258,59 @@ async fn a_body_over_4_mib_is_413() {
     let answer: serde_json::Value = at_limit.json().await.unwrap();
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), content_len as u64);
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_4_mib_is_read_to_its_end_before_the_413() {
+    // A client writes its whole request before it reads: ratd reads the rest of a body it
+    // refused, so the write ends and the client reads the 413, on a connection still open.
+    // Closed unread instead, the connection is reset and the write fails (broken pipe).
+    let mut served = Served::start(&["alice"]).await;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(served.bundle.client_tls("alice")));
+    let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let mut stream = connector
+        .connect(ServerName::try_from("ratd").unwrap(), tcp)
+        .await
+        .unwrap();
+    let body = vec![b'x'; 16 * 1024 * 1024];
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+        .write_all(&body)
+        .await
+        .expect("the whole body is taken");
+    stream.flush().await.unwrap();
+    // Then a second request on the same connection: kept alive.
+    stream
+        .write_all(b"GET /mcp HTTP/1.1\r\nhost: ratd\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answers = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answers))
+        .await
+        .expect("both answers within 30 s")
+        .expect("read to the end");
+    let text = String::from_utf8_lossy(&answers);
+    let statuses: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("HTTP/1.1 "))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "HTTP/1.1 413 Payload Too Large",
+            "HTTP/1.1 405 Method Not Allowed"
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("\r\n\r\nrequest over 4 MiB of JSON (4194304 bytes)"),
+        "{text}"
+    );
     served.stop().await;
 }
 

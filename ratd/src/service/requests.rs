@@ -126,39 +126,88 @@ impl MethodScanner {
 }
 
 /// A request body passing through unchanged, its bytes fed to a [`MethodScanner`].
+///
+/// The body itself is shared with the [`MethodSeen`] handle, so that what rmcp left unread
+/// can still be read to its end ([`MethodSeen::drain`]) after rmcp refused it as too large.
 pub struct Tap<B> {
-    inner: B,
-    scanner: Arc<Mutex<MethodScanner>>,
+    shared: Arc<Mutex<Tapped<B>>>,
+}
+
+struct Tapped<B> {
+    body: B,
+    scanner: MethodScanner,
+    /// Bytes of the body read so far, by rmcp then by a drain.
+    read: u64,
 }
 
 impl<B> Tap<B> {
     /// `inner`, and the handle to read its method from once rmcp read it.
-    pub fn new(inner: B) -> (Self, MethodSeen) {
-        let scanner = Arc::new(Mutex::new(MethodScanner::new()));
+    pub fn new(inner: B) -> (Self, MethodSeen<B>) {
+        let shared = Arc::new(Mutex::new(Tapped {
+            body: inner,
+            scanner: MethodScanner::new(),
+            read: 0,
+        }));
         (
             Self {
-                inner,
-                scanner: scanner.clone(),
+                shared: shared.clone(),
             },
-            MethodSeen(scanner),
+            MethodSeen(shared),
         )
     }
 }
 
-/// The method of a tapped body, readable once the body was read.
-#[derive(Debug, Clone)]
-pub struct MethodSeen(Arc<Mutex<MethodScanner>>);
+/// The method of a tapped body, readable once the body was read; and the rest of the body.
+pub struct MethodSeen<B>(Arc<Mutex<Tapped<B>>>);
 
-impl MethodSeen {
+impl<B> MethodSeen<B> {
     /// The method, or `-` when the body held none (a GET, a body rmcp refused unread, not
     /// JSON-RPC).
     pub fn method(&self) -> String {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .scanner
             .method()
             .unwrap_or("-")
             .to_owned()
+    }
+}
+
+impl<B: Body<Data = Bytes> + Unpin> MethodSeen<B> {
+    /// Reads what is left of the body and throws it away, up to `most` bytes in all (counting
+    /// what rmcp read), each piece waited for at most `idle`. True when the body was read to
+    /// its end.
+    ///
+    /// Why: after a 413, a client is still sending the body it could not know was too large.
+    /// A server closing the connection on unread bytes makes the kernel reset it, and the
+    /// client, still writing, sees a broken pipe instead of the answer (rat would then tell
+    /// the agent "sent an invalid response: broken pipe" instead of what to do). Read to the
+    /// end, the client finishes its request and reads the 413.
+    pub async fn drain(&self, most: u64, idle: std::time::Duration) -> bool {
+        loop {
+            // Some(true): the end; Some(false): too much or a failure; None: a piece read.
+            let piece = std::future::poll_fn(|cx| {
+                let mut tapped = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                if tapped.read > most {
+                    return Poll::Ready(Some(false));
+                }
+                match Pin::new(&mut tapped.body).poll_frame(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(None) => Poll::Ready(Some(true)),
+                    Poll::Ready(Some(Err(_))) => Poll::Ready(Some(false)),
+                    Poll::Ready(Some(Ok(frame))) => {
+                        tapped.read += frame.data_ref().map_or(0, |d| d.len() as u64);
+                        Poll::Ready(None)
+                    }
+                }
+            });
+            match tokio::time::timeout(idle, piece).await {
+                Ok(None) => {}
+                Ok(Some(end)) => return end,
+                Err(_) => return false,
+            }
+        }
     }
 }
 
@@ -167,27 +216,35 @@ impl<B: Body<Data = Bytes> + Unpin> Body for Tap<B> {
     type Error = B::Error;
 
     fn poll_frame(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let poll = Pin::new(&mut self.inner).poll_frame(cx);
+        let mut tapped = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let tapped = &mut *tapped;
+        let poll = Pin::new(&mut tapped.body).poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &poll
             && let Some(data) = frame.data_ref()
         {
-            self.scanner
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .feed(data);
+            tapped.read += data.len() as u64;
+            tapped.scanner.feed(data);
         }
         poll
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .body
+            .is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .body
+            .size_hint()
     }
 }
 
