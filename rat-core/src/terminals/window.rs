@@ -104,8 +104,13 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let command = field('c')?;
     let path = field('d')?;
     // A pane whose bash is just starting may not tell its command nor directory yet: tmux
-    // started bash there, in the home directory (filled in by the caller).
-    let command = if command.is_empty() {
+    // started bash there, in the home directory (filled in by the caller). Until bash is
+    // executed, the pane runs tmux's own child, forked to start it, named `tmux`: with no
+    // prompt recorded ever and no input sent, that is bash starting, not a tmux typed there.
+    // Its directory may still be the server's: the caller tells the home directory instead.
+    let starting = command == "tmux" && prompt.is_none() && input.is_none();
+    let path = if starting { String::new() } else { path };
+    let command = if command.is_empty() || starting {
         "bash".to_string()
     } else {
         command
@@ -155,6 +160,14 @@ mod tests {
             (w.input, w.prompt, w.command.as_str()),
             (Some(5), None, "bash")
         );
+        // tmux's child forked to start bash, before it executes bash: bash starting.
+        let w = parse_window(r"nmain a1 f0 h0 i p ctmux d/srv", false).unwrap();
+        assert_eq!((w.command.as_str(), w.path.as_str()), ("bash", ""));
+        // A tmux typed in the window (input sent, or a prompt recorded before): tmux.
+        let w = parse_window(r"nmain a1 f0 h0 i7 p ctmux d/home/me", false).unwrap();
+        assert_eq!(w.command, "tmux");
+        let w = parse_window(r"nmain a1 f0 h0 i p1700000001:0 ctmux d/home/me", false).unwrap();
+        assert_eq!(w.command, "tmux");
         assert_eq!(parse_window("garbage", false), None);
         // A prompt value rat did not write reads as no prompt.
         let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) cbash d/", false).unwrap();
