@@ -39,7 +39,8 @@ pub enum Failure {
     TlsRefused {
         /// `HOST:PORT`.
         server: String,
-        /// `remote error: tls: ALERT`, or the TLS error.
+        /// `remote error: tls: ALERT`, the TLS error, or the connection closed during the
+        /// handshake (a server that is not ratd, answering not in TLS).
         reason: String,
     },
     /// rat refused the certificate ratd presented: a server not of the bundle.
@@ -93,6 +94,11 @@ impl Failure {
                     server,
                     reason: certificate_text(cert),
                 },
+                // Records that are not TLS: a plain HTTP server, or another protocol.
+                rustls::Error::InvalidMessage(_) => Failure::TlsRefused {
+                    server,
+                    reason: format!("tls: the server's answer is not TLS ({NOT_RATD})"),
+                },
                 other => Failure::TlsRefused {
                     server,
                     reason: format!("tls: {other}"),
@@ -101,6 +107,12 @@ impl Failure {
         }
         if err.is_timeout() && !err.is_connect() {
             return Failure::Timeout { server, after };
+        }
+        if err.is_connect() && closed_in_handshake(err) {
+            return Failure::TlsRefused {
+                server,
+                reason: format!("the connection closed before the handshake ended ({NOT_RATD})"),
+            };
         }
         if err.is_connect() {
             return Failure::Unreachable {
@@ -141,6 +153,18 @@ fn chain<'a>(
             return Some(inner as &(dyn StdError + 'static));
         }
         e.source()
+    })
+}
+
+/// What a handshake failing on something other than an alert suggests.
+const NOT_RATD: &str = "a server other than ratd at this port?";
+
+/// The connection was closed in the TLS handshake (tokio-rustls: `tls handshake eof`), as a
+/// server that is not TLS does on a ClientHello it can not read.
+fn closed_in_handshake(err: &reqwest::Error) -> bool {
+    chain(err).any(|e| {
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::UnexpectedEof)
     })
 }
 

@@ -524,3 +524,39 @@ async fn stdout_closed_stops_rat_with_an_error() {
         "{stderr}"
     );
 }
+
+/// A plain TCP server at a port of its own: for each connection, reads a little, writes
+/// `answer` and closes. Stands for a server that is not ratd.
+fn not_ratd(answer: &'static [u8]) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            use std::io::{Read, Write};
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(answer);
+        }
+    });
+    addr.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_is_not_ratd_is_told_so() {
+    let bundle = Bundle::new("prod", &["alice"]);
+    let mut answers = Vec::new();
+    for answer in [
+        &b""[..],
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+    ] {
+        let at = not_ratd(answer);
+        let mut rat = Rat::start(&at, &bundle.client_dir("alice"), &[]);
+        rat.send(&request(json!(1), "tools/list", json!({}))).await;
+        answers.push(rat.line().await.replace(&at, "HOST:PORT"));
+    }
+    insta::assert_snapshot!(answers.join("\n"), @r#"
+    {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: the connection closed before the handshake ended (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
+    {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: tls: the server's answer is not TLS (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
+    "#);
+}
