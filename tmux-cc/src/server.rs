@@ -640,14 +640,19 @@ pub(crate) async fn server_pid(tmux: &Path, socket: &str) -> Option<(u32, PathBu
     Some((pid.parse().ok()?, PathBuf::from(path)))
 }
 
-/// The socket file a server created, identified by device and inode, so that it is removed
-/// after the server's exit only if no other server has replaced it since (tmux 3.3a leaves its
-/// socket file behind when it exits).
+/// The socket file a server created, identified by device, inode and birth time, so that it is
+/// removed after the server's exit only if no other server has replaced it since (tmux 3.3a
+/// leaves its socket file behind when it exits). The birth time matters: ext4 gives a file
+/// created right after another was deleted the same inode number, so a server that took the
+/// socket between the death and the reap would otherwise lose its socket file (measured here).
+/// Not the change time, which tmux changes with the mode of the socket as clients come and go.
 #[derive(Debug)]
 struct SocketFile {
     path: PathBuf,
     dev: u64,
     ino: u64,
+    /// `None` where the file system does not tell (then device and inode alone decide).
+    born: Option<std::time::SystemTime>,
 }
 
 impl SocketFile {
@@ -658,15 +663,43 @@ impl SocketFile {
             path,
             dev: meta.dev(),
             ino: meta.ino(),
+            born: meta.created().ok(),
         })
     }
 
     fn remove_if_unchanged(&self) {
         use std::os::unix::fs::MetadataExt;
         if let Ok(meta) = std::fs::symlink_metadata(&self.path)
-            && (meta.dev(), meta.ino()) == (self.dev, self.ino)
+            && (meta.dev(), meta.ino(), meta.created().ok()) == (self.dev, self.ino, self.born)
         {
             let _ = std::fs::remove_file(&self.path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The identity of a socket file: a file of the same device and inode born at another time
+    /// (ext4 gives a new file the inode of one just deleted) is another server's, left alone.
+    #[test]
+    fn a_socket_file_born_again_is_left_alone() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("socket");
+        std::fs::write(&path, b"").unwrap();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        let older = SocketFile {
+            path: path.clone(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            born: Some(std::time::UNIX_EPOCH),
+        };
+        older.remove_if_unchanged();
+        assert!(path.exists(), "another file's socket was removed");
+        let own = SocketFile::of(path.clone()).unwrap();
+        own.remove_if_unchanged();
+        assert!(!path.exists(), "its own socket file was left");
     }
 }

@@ -322,3 +322,36 @@ async fn a_server_that_never_answers_is_killed_and_reported() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A server that dies, and whose socket another server takes before tmux-cc reaps the dead one
+/// (a tmux command racing a crash): the new socket file is left alone, even where the file
+/// system gives it the inode number of the old one (ext4 often does; the unit test of
+/// `SocketFile` covers that case whatever the file system). The runtime of this test has one
+/// thread, blocked here while the socket is replaced: the reap can only come after.
+#[tokio::test]
+async fn a_socket_taken_over_before_the_reap_is_left_to_its_new_server() {
+    let (server, _guard) = common::server("takenover").await;
+    let path = server.socket_path().to_path_buf();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.pid() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    // Dead (a zombie until reaped, its socket closed) once /proc tells so.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(format!("/proc/{}/stat", server.pid()))
+        .map(|s| s.contains(") Z "))
+        .unwrap_or(true)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server still runs"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // As a new server does with a stale socket: delete it, then listen at the same path.
+    std::fs::remove_file(&path).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    assert_eq!(server.wait().await.status, ExitKind::Signal(9));
+    assert!(path.exists(), "the new server's socket file was removed");
+}
