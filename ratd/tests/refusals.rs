@@ -241,12 +241,14 @@ impl TestCa {
 
 /// A refused connection whose client reads the alert but never closes: ratd reads what it
 /// sends for 5 seconds (REFUSAL_LINGER), then closes. Returns the client's raw TCP stream right
-/// after the alert was read, and when it was.
+/// after the alert was read, and when the connection was opened: ratd's 5 seconds start after
+/// that, whenever a loaded machine lets the client read the alert.
 async fn refused_and_kept_open(served: &Served) -> (tokio::net::TcpStream, std::time::Instant) {
     let other = Bundle::generate(served.tenant(), &["alice"]);
     let ca = served.bundle.server_dir().join(mtls::CA_FILE);
     let tls = holding(&ca, &other.client_dir("alice"), "client");
     let connector = tokio_rustls::TlsConnector::from(tls);
+    let opened_at = std::time::Instant::now();
     let tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
     let mut stream = connector
         .connect(ServerName::try_from("ratd").unwrap(), tcp)
@@ -255,15 +257,14 @@ async fn refused_and_kept_open(served: &Served) -> (tokio::net::TcpStream, std::
     stream.write_all(&initialize(0)).await.unwrap();
     let mut byte = [0u8; 1];
     let error = stream.read(&mut byte).await.expect_err("refused");
-    let refused_at = std::time::Instant::now();
     assert_eq!(error.to_string(), "received fatal alert: UnknownCA");
-    (stream.into_inner().0, refused_at)
+    (stream.into_inner().0, opened_at)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_client_that_never_closes_is_closed_after_5_seconds() {
     let mut served = Served::start(&["alice"]).await;
-    let (mut tcp, refused_at) = refused_and_kept_open(&served).await;
+    let (mut tcp, opened_at) = refused_and_kept_open(&served).await;
     // After the alert, the FIN: the server writes nothing more.
     let mut byte = [0u8; 1];
     assert_eq!(tcp.read(&mut byte).await.unwrap(), 0, "EOF after the alert");
@@ -272,17 +273,19 @@ async fn a_refused_client_that_never_closes_is_closed_after_5_seconds() {
     let closed_after = loop {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         if tcp.write_all(b"more of a request").await.is_err() {
-            break refused_at.elapsed();
+            break opened_at.elapsed();
         }
         assert!(
-            refused_at.elapsed() < std::time::Duration::from_secs(15),
+            opened_at.elapsed() < std::time::Duration::from_secs(30),
             "never closed"
         );
     };
+    // Not before the 5 s, and not at the end of the test: the upper bound leaves a loaded
+    // machine room.
     assert!(
-        closed_after >= std::time::Duration::from_millis(4900)
-            && closed_after < std::time::Duration::from_secs(8),
-        "closed {closed_after:?} after the refusal"
+        closed_after >= std::time::Duration::from_secs(5)
+            && closed_after < std::time::Duration::from_secs(20),
+        "closed {closed_after:?} after the connection was opened"
     );
     served.stop().await;
 }
