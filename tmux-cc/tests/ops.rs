@@ -96,11 +96,22 @@ async fn windows_are_created_sized_listed_and_killed() {
     })
     .await;
     assert_eq!(screen.lines().next(), Some("1-two"));
-    let windows = env
-        .client
-        .list_windows("=work", &["@tcc_mark"])
-        .await
-        .unwrap();
+    // The shell echoed, then execs sleep: the list is read once it has (10 s at most).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let windows = loop {
+        let windows = env
+            .client
+            .list_windows("=work", &["@tcc_mark"])
+            .await
+            .unwrap();
+        let sleeping = windows
+            .iter()
+            .any(|w| w.name == "build" && w.current_command == "sleep");
+        if sleeping || std::time::Instant::now() > deadline {
+            break windows;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(windows.len(), 2);
     let w = windows.iter().find(|w| w.name == "build").unwrap();
     assert_eq!(
@@ -315,10 +326,11 @@ async fn captures_screen_history_joined_and_alternate_as_bytes() {
     check_window_size(&env).await;
 }
 
-/// A pane that writes exactly `len` bytes of its raw input to `file`, then says DONE.
+/// A pane that says READY once its terminal is raw, writes exactly `len` bytes of its raw
+/// input to `file`, then says DONE.
 fn sink(file: &std::path::Path, len: usize) -> Vec<Vec<u8>> {
     sh(&format!(
-        "stty raw -echo; head -c {len} > '{}'; stty sane; echo DONE; exec sleep 1000",
+        "stty raw -echo; printf READY; head -c {len} > '{}'; stty sane; echo DONE; exec sleep 1000",
         file.display()
     ))
 }
@@ -335,7 +347,11 @@ async fn a_paste_arrives_byte_for_byte_and_leaves_no_trace() {
     let mut new = NewSession::new("p");
     new.command = sink(&file, data.len());
     env.client.new_session(&new).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Not before the terminal is raw: the line discipline would take some bytes for itself.
+    wait_capture(&env.client, "=p:", &Capture::default(), |s| {
+        s.contains("READY")
+    })
+    .await;
     env.client
         .paste(
             "=p:",
