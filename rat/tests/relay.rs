@@ -220,9 +220,11 @@ async fn notifications_write_nothing_and_requests_are_answered_as_they_come() {
         let message = request.json();
         match message.get("id") {
             None => Reply::accepted(),
+            // Slow by 3 s: the fast request, sent after it, may need a handshake of its own,
+            // which a loaded machine can slow down to most of a second.
             Some(id) if id == &json!("slow") => {
                 Reply::json(br#"{"jsonrpc":"2.0","id":"slow","result":{}}"#.to_vec())
-                    .delayed(Duration::from_millis(800))
+                    .delayed(Duration::from_secs(3))
             }
             Some(_) => Reply::json(br#"{"jsonrpc":"2.0","id":"fast","result":{}}"#.to_vec()),
         }
@@ -317,9 +319,11 @@ async fn a_cancelled_wait_ends_its_request_and_writes_nothing() {
             other => panic!("unexpected {other:?}"),
         }
     }
+    // At once, not after the 50 s asked: a bound a loaded machine can not reach (the
+    // latency is a figure for benches, not an assertion).
     let took = dropped.unwrap().duration_since(sent);
     assert!(
-        took < Duration::from_millis(100),
+        took < Duration::from_secs(10),
         "the request ended {took:?} after the cancellation"
     );
     assert_eq!(
