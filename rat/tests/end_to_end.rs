@@ -276,13 +276,14 @@ async fn a_wait_cancelled_through_rat_ends_in_ratd() {
         json!({"requestId": 4}),
     ))
     .await;
-    let ended = tokio::time::timeout(Duration::from_secs(2), async {
+    // At once, not after the 50 s asked: a bound a loaded machine can not reach.
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
         while served.in_flight.waits() != 0 {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
     .await;
-    assert!(ended.is_ok(), "ratd still waits 2 s after the cancellation");
+    assert!(ended.is_ok(), "ratd still waits 10 s after the cancellation");
     // Nothing was written for the cancelled call: the next line answers the next call.
     rat.send(&call(
         5,
