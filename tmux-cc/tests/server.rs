@@ -9,6 +9,12 @@ use std::time::Duration;
 use common::{Guard, socket_name};
 use tmux_cc::{Error, ExitKind, Server, ServerOptions, StopStep};
 
+/// Where tmux puts its sockets: `$TMUX_TMPDIR/tmux-UID` (`/tmp` when unset).
+fn socket_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+    std::path::Path::new(&dir).join(format!("tmux-{}", nix::unistd::getuid()))
+}
+
 #[tokio::test]
 async fn starts_and_answers_with_its_own_pid_then_stops_by_kill_server() {
     let (server, _guard) = common::server("start").await;
@@ -29,11 +35,7 @@ async fn starts_and_answers_with_its_own_pid_then_stops_by_kill_server() {
     assert!(server.version().is_supported());
     assert_eq!(server.exit(), None);
     let socket_path = server.socket_path().to_path_buf();
-    assert_eq!(
-        socket_path,
-        std::path::Path::new(&format!("/tmp/tmux-{}", nix::unistd::getuid()))
-            .join(server.socket_name())
-    );
+    assert_eq!(socket_path, socket_dir().join(server.socket_name()));
     assert!(socket_path.exists());
     let report = server.stop().await.unwrap();
     // tmux 3.3a leaves its socket file: tmux-cc removes it.
@@ -84,10 +86,10 @@ async fn a_stale_socket_is_taken_over() {
     let _guard = Guard {
         socket: socket.clone(),
     };
-    let dir = format!("/tmp/tmux-{}", nix::unistd::getuid());
+    let dir = socket_dir();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let path = format!("{dir}/{socket}");
+    let path = dir.join(&socket);
     // A socket file nobody listens on, as a crashed server leaves it.
     drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
     assert!(std::fs::metadata(&path).is_ok());
@@ -187,7 +189,7 @@ async fn stop_tells_when_sigterm_was_needed() {
     options.terminate_grace = Duration::from_secs(20);
     let server = Server::start_with(options).await.unwrap();
     // Without its socket file, kill-server cannot reach the server: SIGTERM must.
-    std::fs::remove_file(format!("/tmp/tmux-{}/{socket}", nix::unistd::getuid())).unwrap();
+    std::fs::remove_file(socket_dir().join(&socket)).unwrap();
     let report = server.stop().await.unwrap();
     assert_eq!(report.step, StopStep::Terminate);
     assert!(report.exit.requested);
