@@ -32,6 +32,21 @@ async def call(client, tool, arguments):
     return text
 
 
+async def read_until(client, window, done, seconds=10):
+    """read_window until `done(text)` holds, `seconds` at most, emitting the last read only.
+    rat's hook records a prompt before bash prints it: wait_window may answer before the screen
+    shows the prompt, so a test reading right after it reads again until it does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        result = await client.call_tool("read_window", {"window": window})
+        text = "".join(block.text for block in result.content if block.type == "text")
+        if result.is_error or done(text) or loop.time() > deadline:
+            emit("read_window", text, bool(result.is_error))
+            return text
+        await asyncio.sleep(0.05)
+
+
 async def main(rat, server, client_dir, scratch):
     params = StdioServerParameters(command=rat, args=["--server", server, "--bundle", client_dir])
     pipeline_output = f"{scratch}/x"
@@ -47,12 +62,14 @@ async def main(rat, server, client_dir, scratch):
             {"window": "build", "text": f"printf 'a\\nb\\n' > {pipeline_output} && false | true", "enter": True},
         )
         await call(client, "wait_window", {"window": "build", "max_seconds": 20})
-        await call(client, "read_window", {"window": "build"})
+        # Until the last line is the prompt (e2e$, trimmed), after the command line.
+        await read_until(client, "build", lambda text: text.endswith("\ne2e$"))
         await call(client, "read_file", {"path": pipeline_output})
         await call(client, "write_file", {"path": notes, "content": "one\ntwo\nthree\nfour\n"})
         await call(client, "read_file", {"path": notes, "start_line": 2, "max_lines": 2})
         await call(client, "send_text", {"window": "build", "text": "sleep 100", "enter": True})
-        await call(client, "wait_window", {"window": "build", "max_seconds": 2})
+        # Long enough for sleep to be in the foreground on a loaded machine.
+        await call(client, "wait_window", {"window": "build", "max_seconds": 5})
         await call(client, "send_keys", {"window": "build", "keys": ["C-c"]})
         await call(client, "wait_window", {"window": "build", "max_seconds": 20})
         await call(client, "close_window", {"name": "build"})

@@ -27,6 +27,21 @@ async def call(client, tool, arguments):
     emit(tool, text, bool(result.is_error))
 
 
+async def read_until(client, window, done, seconds=10):
+    """read_window until `done(text)` holds, `seconds` at most, emitting the last read only.
+    rat's hook records a prompt before bash prints it: wait_window may answer before the screen
+    shows the prompt, so a test reading right after it reads again until it does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        result = await client.call_tool("read_window", {"window": window})
+        text = "".join(block.text for block in result.content if block.type == "text")
+        if result.is_error or done(text) or loop.time() > deadline:
+            emit("read_window", text, bool(result.is_error))
+            return text
+        await asyncio.sleep(0.05)
+
+
 async def main(path):
     with open(path) as f:
         servers = json.load(f)["mcpServers"]
@@ -38,7 +53,7 @@ async def main(path):
         await call(client, "wait_window", {"window": "main", "max_seconds": 20})
         await call(client, "send_text", {"window": "main", "text": "echo configured", "enter": True})
         await call(client, "wait_window", {"window": "main", "max_seconds": 20})
-        await call(client, "read_window", {"window": "main"})
+        await read_until(client, "main", lambda text: "\nconfigured\n" in text)
 
 
 if __name__ == "__main__":
