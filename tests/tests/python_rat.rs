@@ -19,7 +19,8 @@ fn an_agent_scenario_through_rat() {
             .arg(&scratch),
         Duration::from_secs(120),
     );
-    let steps = steps(&output.stdout);
+    let mut steps = steps(&output.stdout);
+    tests::fresh_main_as_starting(&mut steps);
     // The pipeline's length depends on where the scratch directory is.
     let pipeline = format!(
         "printf 'a\\nb\\n' > {}/x && false | true",

@@ -20,7 +20,8 @@ fn the_typescript_sdk_through_rat() {
             .arg(&scratch),
         Duration::from_secs(120),
     );
-    let steps = steps(&output.stdout);
+    let mut steps = steps(&output.stdout);
+    tests::fresh_main_as_starting(&mut steps);
     // The command's length depends on where the scratch directory is.
     let command = format!("echo typescript > {}/from-typescript", scratch.display());
     let pasted = format!("Pasted {} characters", command.chars().count());
