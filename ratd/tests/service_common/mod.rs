@@ -29,11 +29,17 @@ pub struct Daemon {
     /// Every stderr line read so far.
     pub seen: Vec<String>,
     pub addr: Option<SocketAddr>,
+    /// The terminals' `HOME` unless `configure` sets another: empty, so that no startup file of
+    /// the user running the tests runs (a slow one delays the startup check; a login shell
+    /// killed in the middle of one can leave a lock that stalls every later one, as root's
+    /// `pyenv init` does here for 60 s).
+    pub home: tempfile::TempDir,
 }
 
 impl Daemon {
     /// `ratd --bundle B --listen 127.0.0.1:0 ARGS`, with `configure` applied to the command
-    /// (environment, stderr), on a fresh tenant with clients alice and bob. Stderr is piped
+    /// (environment, stderr; `HOME` is an empty directory of the daemon's until it sets
+    /// another), on a fresh tenant with clients alice and bob. Stderr is piped
     /// unless `configure` set it; `stderr` then is the reader of what ratd writes.
     pub fn spawn_with(
         args: &[&str],
@@ -53,12 +59,14 @@ impl Daemon {
         let guard = TmuxGuard {
             socket: format!("rat-{}", bundle.tenant),
         };
+        let home = tempfile::tempdir().expect("a home for the terminals");
         let mut command = Command::new(env!("CARGO_BIN_EXE_ratd"));
         command
             .arg("--bundle")
             .arg(bundle.server_dir())
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
+            .env("HOME", home.path())
             .env_remove("NOTIFY_SOCKET")
             .env_remove("JOURNAL_STREAM");
         let reader = configure(&mut command);
@@ -79,6 +87,7 @@ impl Daemon {
             lines,
             seen: Vec::new(),
             addr: None,
+            home,
         }
     }
 
