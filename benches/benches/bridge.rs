@@ -248,6 +248,7 @@ fn main() {
                 port: 0,
             },
             read_budget: ReadBudget::DEFAULT,
+            home: None,
         })
         .await
         .expect("ratd starts");

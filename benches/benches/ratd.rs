@@ -117,6 +117,7 @@ fn serve(server_dir: &str) {
                 port: 0,
             },
             read_budget: ReadBudget::DEFAULT,
+            home: None,
         };
         let ratd = ratd::Ratd::start(config).await.expect("ratd starts");
         println!("LISTENING {}", ratd.local_addrs()[0]);
@@ -204,6 +205,7 @@ async fn bench() {
                 port: 0,
             },
             read_budget: ReadBudget::DEFAULT,
+            home: None,
         })
         .await
         .unwrap();

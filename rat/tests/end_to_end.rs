@@ -55,6 +55,11 @@ impl Served {
         let tenant = unique_tenant();
         let guard = TmuxGuard(format!("rat-{tenant}"));
         let bundle = Bundle::new(&tenant, &["agent"]);
+        // The terminals' HOME: of this test alone, not the user's, whose shell startup files
+        // may be slow or stall (root's `pyenv init` here waits 60 s on a lock that a bash
+        // killed mid-startup by another test left behind).
+        let home = bundle.dir.path().join("home");
+        std::fs::create_dir(&home).expect("the terminals' home");
         let ratd = Ratd::start(Config {
             bundle: bundle.server_dir(),
             listen: Listen::Host {
@@ -62,6 +67,7 @@ impl Served {
                 port: 0,
             },
             read_budget: ReadBudget::DEFAULT,
+            home: Some(home),
         })
         .await
         .expect("ratd starts");
@@ -283,7 +289,10 @@ async fn a_wait_cancelled_through_rat_ends_in_ratd() {
         }
     })
     .await;
-    assert!(ended.is_ok(), "ratd still waits 10 s after the cancellation");
+    assert!(
+        ended.is_ok(),
+        "ratd still waits 10 s after the cancellation"
+    );
     // Nothing was written for the cancelled call: the next line answers the next call.
     rat.send(&call(
         5,

@@ -57,6 +57,7 @@ impl Args {
             bundle: self.bundle.clone(),
             listen: self.listen.clone(),
             read_budget: self.read_budget,
+            home: None,
         }
     }
 }

@@ -60,6 +60,10 @@ pub struct Config {
     pub listen: Listen,
     /// The read budget of read_window and read_file.
     pub read_budget: ReadBudget,
+    /// The terminals' `HOME` and start directory: `None` for ratd's own `$HOME` (what the
+    /// binary uses: the home of ratd's user, whose shell startup files the terminals read).
+    /// Given, it isolates the terminals of an embedding program or a test from the user's.
+    pub home: Option<PathBuf>,
 }
 
 /// Why ratd could not start: each names the step that failed and what to do.
@@ -128,6 +132,9 @@ impl Ratd {
         // 2. The tmux server of the tenant.
         let mut terminals = ControllerConfig::new(tenant.clone());
         terminals.read_budget = config.read_budget;
+        if let Some(home) = &config.home {
+            terminals.home = home.clone();
+        }
         let controller =
             Controller::start(terminals)
                 .await

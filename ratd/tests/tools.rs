@@ -127,7 +127,7 @@ async fn one_call_of_each_tool() {
         [
             (
                 "create_window",
-                text(&created).replace(&std::env::var("HOME").unwrap(), "HOME")
+                text(&created).replace(&served.bundle.home().display().to_string(), "HOME")
             ),
             ("send_text", text(&sent)),
             ("send_keys", text(&keys)),

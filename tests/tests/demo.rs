@@ -36,9 +36,22 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
     let tenant = unique_name("demo");
     let tmux = TmuxServerGuard::new(format!("rat-{tenant}"));
     let listen = format!("127.0.0.1:{}", free_port());
+    // The terminals' HOME (ratd's, as the demo runs it): of this test alone, not the user's,
+    // whose shell startup files may be slow or stall (root's `pyenv init` here waits 60 s on a
+    // lock that a shell killed mid-startup left behind). cargo and rustup keep their homes.
+    let real_home = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME"));
+    let cargo_home =
+        std::env::var_os("CARGO_HOME").unwrap_or_else(|| real_home.join(".cargo").into());
+    let rustup_home =
+        std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| real_home.join(".rustup").into());
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).expect("the terminals' home");
     let mut child = Command::new("bash");
     child
         .arg(workspace_root().join("scripts/demo"))
+        .env("HOME", &home)
+        .env("CARGO_HOME", cargo_home)
+        .env("RUSTUP_HOME", rustup_home)
         .env("RAT_DEMO_DIR", dir.path().join("demo"))
         .env("RAT_DEMO_LISTEN", &listen)
         .env("RAT_DEMO_TENANT", &tenant)

@@ -53,6 +53,7 @@ impl Bundle {
     pub fn generate(tenant: &str, clients: &[&str]) -> Bundle {
         let dir = tempfile::tempdir().expect("temporary directory");
         mtls::generate(tenant, clients, &dir.path().join("b")).expect("bundle generated");
+        std::fs::create_dir(dir.path().join("home")).expect("the terminals' home");
         Bundle {
             dir,
             tenant: tenant.to_owned(),
@@ -60,6 +61,12 @@ impl Bundle {
     }
     pub fn root(&self) -> PathBuf {
         self.dir.path().join("b")
+    }
+    /// The terminals' HOME: empty, of this test alone. Not the user's: their shell startup
+    /// files may be slow or stall (root's `pyenv init` here waits 60 s on a lock that a bash
+    /// killed mid-startup by another test left behind).
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
     }
     pub fn server_dir(&self) -> PathBuf {
         mtls::server_dir(&self.root())
@@ -79,6 +86,7 @@ impl Bundle {
                 port: 0,
             },
             read_budget: ReadBudget::DEFAULT,
+            home: Some(self.home()),
         }
     }
 }

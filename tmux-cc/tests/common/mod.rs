@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use tmux_cc::{Client, ClientOptions, Server};
+use tmux_cc::{Client, ClientOptions, Server, ServerOptions};
 
 /// A unique socket name for this test process and call.
 pub fn socket_name(test: &str) -> String {
@@ -52,8 +52,22 @@ pub async fn server(test: &str) -> (Server, Guard) {
     let guard = Guard {
         socket: socket.clone(),
     };
-    let server = Server::start(&socket).await.expect("start the tmux server");
+    let mut options = ServerOptions::new(&socket);
+    options.env.push(("HOME".into(), test_home().into()));
+    let server = Server::start_with(options)
+        .await
+        .expect("start the tmux server");
     (server, guard)
+}
+
+/// The HOME of the tests' servers, whose panes run a login shell: an empty directory of the
+/// tests, not the user's, whose shell startup files may be slow or stall (root's `pyenv init`
+/// here waits 60 s on a lock that a shell killed mid-startup left behind), and which a shell
+/// killed mid-startup here could leave in that state for the user.
+pub fn test_home() -> std::path::PathBuf {
+    let home = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tmux-cc-home");
+    std::fs::create_dir_all(&home).expect("the tests' HOME");
+    home
 }
 
 pub async fn env(test: &str) -> Env {
