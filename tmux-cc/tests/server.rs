@@ -361,3 +361,35 @@ async fn a_socket_taken_over_before_the_reap_is_left_to_its_new_server() {
     assert_eq!(server.wait().await.status, ExitKind::Signal(9));
     assert!(path.exists(), "the new server's socket file was removed");
 }
+
+/// A server slow to answer (1.5 s here; a loaded machine can take that long to start tmux) is
+/// waited for: the default readiness deadline leaves a loaded machine room.
+#[tokio::test]
+async fn a_server_slow_to_start_is_waited_for() {
+    let real = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("tmux"))
+                .find(|candidate| candidate.is_file())
+        })
+        .expect("tmux in PATH");
+    let dir = tempfile::tempdir().unwrap();
+    let socket = socket_name("slow");
+    let _guard = Guard {
+        socket: socket.clone(),
+    };
+    let mut options = ServerOptions::new(&socket);
+    // Only the server (-D) is slow; the clients asking for its pid answer at once.
+    options.tmux = fake_tmux(
+        dir.path(),
+        &format!(
+            "case \" $* \" in *\" -D \"*) sleep 1.5;; esac\nexec '{}' \"$@\"",
+            real.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let server = Server::start_with(options).await.unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+    assert_eq!(server.exit(), None);
+    assert_eq!(server.stop().await.unwrap().step, StopStep::KillServer);
+}
