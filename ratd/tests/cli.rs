@@ -59,6 +59,9 @@ fn sigterm_stops_ratd_and_its_tmux_server() {
         socket: format!("rat-{tenant}"),
     };
     let bundle = Bundle::generate(&tenant, &["alice"]);
+    // The terminals' HOME: empty, not the user's, whose startup files may be slow or stall
+    // (and a login shell killed mid-startup by the stop can leave a stalling lock behind).
+    let home = tempfile::tempdir().unwrap();
     let mut child = ratd()
         .args([
             "--bundle",
@@ -66,6 +69,7 @@ fn sigterm_stops_ratd_and_its_tmux_server() {
             "--listen",
             "127.0.0.1:0",
         ])
+        .env("HOME", home.path())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
