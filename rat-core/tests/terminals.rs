@@ -754,6 +754,26 @@ async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_home_is_told_as_such_at_start() {
+    // A service user whose home does not exist (HOME=/nonexistent): not "tmux was not found",
+    // which the ENOENT of starting tmux in a missing directory would read as.
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = rat_core::terminals::ControllerConfig::new(tenant());
+    config.home = dir.path().join("nonexistent");
+    let started = rat_core::terminals::Controller::start(config.clone()).await;
+    if let Ok(controller) = &started {
+        let _ = controller.stop().await;
+    }
+    assert_eq!(
+        started.err().map(|e| e.to_string()),
+        Some(format!(
+            "the terminals' home directory {} is missing or not a directory: create it, or give ratd's user an existing home (its HOME)",
+            config.home.display()
+        ))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bash_missing_or_older_than_4_4_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = rat_core::terminals::ControllerConfig::new(tenant());

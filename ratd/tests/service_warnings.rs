@@ -48,7 +48,7 @@ fn a_bundle_its_user_can_replace_is_named_path_by_path() {
     std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o755)).unwrap();
     chown_nobody(&bundle.root());
     let home = top.join("home");
-    std::fs::create_dir(&home).unwrap();
+    // The bundle's directory holds the terminals' home already (common::Bundle).
     chown_nobody(&home);
     let _tmux = NobodyTmux {
         socket: format!("rat-{tenant}"),

@@ -103,6 +103,15 @@ pub enum StartError {
         /// The bash found.
         path: PathBuf,
     },
+    /// The home directory, where terminals start, is missing or not a directory.
+    #[error(
+        "the terminals' home directory {} is missing or not a directory: create it, or give ratd's user an existing home (its HOME)",
+        path.display()
+    )]
+    HomeMissing {
+        /// [`ControllerConfig::home`].
+        path: PathBuf,
+    },
     /// Setting the server up failed (options, environment).
     #[error("could not set the tmux server up: {0}")]
     Setup(#[source] tmux_cc::Error),
@@ -464,6 +473,13 @@ async fn start_live(
     tmux: &Path,
     bash: &Path,
 ) -> Result<Live, StartError> {
+    // The server starts in the home directory: missing, spawning it fails with ENOENT, which
+    // would read as tmux missing.
+    if !config.home.is_dir() {
+        return Err(StartError::HomeMissing {
+            path: config.home.clone(),
+        });
+    }
     let mut options = ServerOptions::new(config.socket_name());
     options.tmux = tmux.to_path_buf();
     options.env_remove = vec![OsString::from("NOTIFY_SOCKET")];

@@ -66,7 +66,10 @@ impl Bundle {
     /// files may be slow or stall (root's `pyenv init` here waits 60 s on a lock that a bash
     /// killed mid-startup by another test left behind).
     pub fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
+        let home = self.dir.path().join("home");
+        // A Bundle built field by field (tests making their own certificates) has none yet.
+        std::fs::create_dir_all(&home).expect("the terminals' home");
+        home
     }
     pub fn server_dir(&self) -> PathBuf {
         mtls::server_dir(&self.root())
