@@ -691,6 +691,35 @@ pub fn redact_times(text: &str) -> String {
     out
 }
 
+/// The end of a `list_windows` line for a window whose bash has not recorded a prompt yet.
+pub const NO_PROMPT_YET: &str =
+    ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND";
+
+/// The first `list_windows` step of a scenario lists the main it just created, in the same
+/// call: on a loaded machine its bash may have recorded its first prompt already, or not yet,
+/// both right. Checks the line is one of the two, then writes it as "not yet", so that the
+/// transcript reads the same every time.
+///
+/// # Panics
+/// When there is no `list_windows` step, or its text is neither.
+pub fn fresh_main_as_starting(steps: &mut [Step]) {
+    let step = steps
+        .iter_mut()
+        .find(|s| s.step == "list_windows")
+        .expect("a list_windows step");
+    let text = step.text.clone();
+    let (header, main) = text.split_once('\n').expect("a header, then main");
+    assert_eq!(
+        header, "[your terminals did not exist: a fresh main was just created]",
+        "{text}"
+    );
+    assert!(main.starts_with("main: bash in "), "{text}");
+    if !main.ends_with(NO_PROMPT_YET) {
+        assert!(redact_times(main).ends_with(", active Ns ago"), "{text}");
+        step.text.push_str(NO_PROMPT_YET);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -740,34 +769,5 @@ mod tests {
             transcript(&steps),
             "## list_windows\nmain\n## tools/list\na b\n"
         );
-    }
-}
-
-/// The end of a `list_windows` line for a window whose bash has not recorded a prompt yet.
-pub const NO_PROMPT_YET: &str =
-    ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND";
-
-/// The first `list_windows` step of a scenario lists the main it just created, in the same
-/// call: on a loaded machine its bash may have recorded its first prompt already, or not yet,
-/// both right. Checks the line is one of the two, then writes it as "not yet", so that the
-/// transcript reads the same every time.
-///
-/// # Panics
-/// When there is no `list_windows` step, or its text is neither.
-pub fn fresh_main_as_starting(steps: &mut [Step]) {
-    let step = steps
-        .iter_mut()
-        .find(|s| s.step == "list_windows")
-        .expect("a list_windows step");
-    let text = step.text.clone();
-    let (header, main) = text.split_once('\n').expect("a header, then main");
-    assert_eq!(
-        header, "[your terminals did not exist: a fresh main was just created]",
-        "{text}"
-    );
-    assert!(main.starts_with("main: bash in "), "{text}");
-    if !main.ends_with(NO_PROMPT_YET) {
-        assert!(redact_times(main).ends_with(", active Ns ago"), "{text}");
-        step.text.push_str(NO_PROMPT_YET);
     }
 }
