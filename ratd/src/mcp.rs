@@ -189,13 +189,7 @@ impl ServerHandler for RatServer {
 /// INFO call send_text window=main bytes=20 enter=true session=alice addr=10.0.0.5:59344 tool="send_text" outcome="ok" duration_ms=0.7
 /// ```
 fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
-    let mut line = format!("call {tool}");
-    for (key, value) in &result.log {
-        line.push(' ');
-        line.push_str(key);
-        line.push('=');
-        line.push_str(value);
-    }
+    let line = call_line(tool, &result.log);
     let duration_ms = (duration.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
     match &result.outcome {
         Outcome::Ok => {
@@ -211,6 +205,30 @@ fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
             tracing::warn!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{line}")
         }
     }
+}
+
+/// `call TOOL key=value ...`: a value holding a space, a quote, an `=`, a backslash or a
+/// character that is not printable is quoted and escaped, as Go's slog text handler does, so
+/// that a path or a window name given by an agent can never end the line or forge another
+/// (a newline, a NUL, an escape sequence).
+fn call_line(tool: &str, log: &[(&'static str, String)]) -> String {
+    let mut line = format!("call {tool}");
+    for (key, value) in log {
+        line.push(' ');
+        line.push_str(key);
+        line.push('=');
+        // escape_debug leaves a printable character alone, and escapes quotes and backslashes.
+        let plain = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c != '=' && !c.is_whitespace() && c.escape_debug().count() == 1);
+        if plain {
+            line.push_str(value);
+        } else {
+            line.push_str(&format!("{value:?}"));
+        }
+    }
+    line
 }
 
 /// Reads the arguments of `tool` into its input type, or the result telling the agent what is
@@ -245,4 +263,29 @@ pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
         None => tool,
     }
     .annotate(annotations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_line;
+
+    #[test]
+    fn values_an_agent_gives_can_not_forge_a_line() {
+        let log = |value: &str| call_line("read_file", &[("path", value.to_owned())]);
+        assert_eq!(log("/tmp/notes.txt"), "call read_file path=/tmp/notes.txt");
+        assert_eq!(log("~/é/ü"), "call read_file path=~/é/ü");
+        assert_eq!(
+            log("/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin"),
+            r#"call read_file path="/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin""#
+        );
+        assert_eq!(log("/tmp/a\0b"), r#"call read_file path="/tmp/a\0b""#);
+        assert_eq!(
+            log("/tmp/\u{1b}[31mred"),
+            r#"call read_file path="/tmp/\u{1b}[31mred""#
+        );
+        assert_eq!(log("/tmp/my file"), r#"call read_file path="/tmp/my file""#);
+        assert_eq!(log("a=b\"c\\"), r#"call read_file path="a=b\"c\\""#);
+        assert_eq!(log("\u{202e}evil"), r#"call read_file path="\u{202e}evil""#);
+        assert_eq!(log(""), r#"call read_file path="""#);
+    }
 }
