@@ -135,6 +135,16 @@ async fn only_regular_files_are_written_without_blocking() {
         "write the directory",
         &write(&dir.path().display().to_string(), "x").await,
     );
+    // A final / names a directory: refused, nothing created (as `echo x > newdir/` fails).
+    t.add(
+        "write newdir/",
+        &write(&format!("{}/newdir/", dir.path().display()), "x").await,
+    );
+    assert!(!dir.path().join("newdir").exists());
+    t.add(
+        "write the directory/.",
+        &write(&format!("{}/.", dir.path().display()), "x").await,
+    );
     assert!(
         fs::symlink_metadata(&link_to_fifo)
             .unwrap()

@@ -171,6 +171,22 @@ pub fn read_file_description(budget: ReadBudget) -> String {
 /// `former_size`, `directories_created`.
 pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
     let bytes = input.content.len();
+    // A final `/` names a directory (the kernel refuses to create a file there: EISDIR); the
+    // normalized path, without it, would create a file of that name.
+    let end = ["/", "/."]
+        .into_iter()
+        .find(|end| input.path.ends_with(end));
+    if let Some(end) = end.filter(|_| input.path.len() > 1) {
+        let refused = ToolResult::refused(
+            format!(
+                "Path {:?} ends with \"{end}\", which names a directory: write_file writes a \
+                 file; give the path of the file.",
+                input.path
+            ),
+            "a directory path",
+        );
+        return first_logs(refused, &input.path, bytes);
+    }
     let path = match absolute_path(&input.path) {
         Ok(path) => path,
         Err(refused) => return first_logs(refused, &input.path, bytes),
