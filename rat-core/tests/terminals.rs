@@ -754,6 +754,40 @@ async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twelve_thousand_keys_are_pressed_in_order() {
+    // tmux's parser fails a command of some 9990 arguments or more: the keys go in several
+    // send-keys, in order. cat writes 120 lines of 99 letters, each letter its line's number.
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let out = f.home.path().join("keys.txt");
+    t.send_text(text("main", &format!("cat > {}", out.display()), true))
+        .await;
+    let mut pressed = Vec::new();
+    let mut expected = String::new();
+    for line in 0..120 {
+        let letter = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][line % 10];
+        pressed.extend(std::iter::repeat_n(letter, 99));
+        pressed.push("Enter");
+        expected.push_str(&letter.repeat(99));
+        expected.push('\n');
+    }
+    pressed.push("C-d");
+    assert_eq!(pressed.len(), 12001);
+    let result = t.send_keys(keys("main", &pressed)).await;
+    assert_eq!(
+        result.outcome,
+        rat_core::tools::Outcome::Ok,
+        "{}",
+        result.text
+    );
+    let done = f.ready("s", "main").await;
+    assert!(done.text.contains("exit status 0"), "{}", done.text);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_home_is_told_as_such_at_start() {
     // A service user whose home does not exist (HOME=/nonexistent): not "tmux was not found",
     // which the ENOENT of starting tmux in a missing directory would read as.

@@ -241,7 +241,9 @@ pub fn leave_modes(target: &str) -> Command {
 }
 
 /// `send-keys -t TARGET -- KEY...`: keys by tmux name (`Enter`, `C-c`, `a`). tmux types an
-/// unknown name as text: validate names before.
+/// unknown name as text: validate names before. tmux's parser fails a command of some 9990
+/// arguments or more (`parse error: yacc stack overflow`, its stack being 10000 deep): split a
+/// longer list into several commands sent in one input, which presses them in order.
 pub fn send_keys<K: AsRef<[u8]>>(target: &str, keys: &[K]) -> Command {
     Command::new("send-keys")
         .args(["-t", target, "--"])

@@ -18,6 +18,10 @@ use super::texts;
 use super::window::WindowInfo;
 use crate::tools::ToolResult;
 
+/// The most keys in one `send-keys` command: far below what tmux's parser holds (about 9990
+/// arguments, its yacc stack being 10000 deep).
+const KEYS_PER_COMMAND: usize = 1000;
+
 /// The seven terminal tools bound to one tmux session: the client's, named by its certificate.
 /// Agents never see the session's name. Get one with [`Controller::session`].
 #[derive(Clone, Debug)]
@@ -395,7 +399,15 @@ impl Terminals {
         }
         let target = self.target(window);
         let mut cmds = self.input_prelude(&target);
-        cmds.push(tmux_cc::send_keys(&target, &input.keys));
+        // tmux parses a command of a control client with a yacc grammar whose stack holds
+        // 10000 entries: a send-keys of some 9990 keys or more fails ("yacc stack overflow").
+        // Several send-keys in the same write press them all, in order.
+        cmds.extend(
+            input
+                .keys
+                .chunks(KEYS_PER_COMMAND)
+                .map(|keys| tmux_cc::send_keys(&target, keys)),
+        );
         let sent = match self.inner().client().await {
             Ok(client) => client.input_ok(&cmds).await.map(|_| ()),
             Err(fail) => return log(fail.result()),
