@@ -211,9 +211,24 @@ fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
 /// character that is not printable is quoted and escaped, as Go's slog text handler does, so
 /// that a path or a window name given by an agent can never end the line or forge another
 /// (a newline, a NUL, an escape sequence).
+/// The most bytes of one value [`call_line`] writes; longer ones are cut, their size told.
+const MAX_LOGGED: usize = 256;
+
 fn call_line(tool: &str, log: &[(&'static str, String)]) -> String {
     let mut line = format!("call {tool}");
     for (key, value) in log {
+        // A value refused for its size (a window name of 100 KB) is not kept whole.
+        let cut;
+        let value = if value.len() > MAX_LOGGED {
+            let mut end = MAX_LOGGED;
+            while !value.is_char_boundary(end) {
+                end -= 1;
+            }
+            cut = format!("{}... ({} bytes)", &value[..end], value.len());
+            &cut
+        } else {
+            value
+        };
         line.push(' ');
         line.push_str(key);
         line.push('=');
@@ -287,5 +302,13 @@ mod tests {
         assert_eq!(log("a=b\"c\\"), r#"call read_file path="a=b\"c\\""#);
         assert_eq!(log("\u{202e}evil"), r#"call read_file path="\u{202e}evil""#);
         assert_eq!(log(""), r#"call read_file path="""#);
+        let long = "/".to_owned() + &"é".repeat(200);
+        assert_eq!(
+            log(&long),
+            format!(
+                r#"call read_file path="/{}... (401 bytes)""#,
+                "é".repeat(127)
+            )
+        );
     }
 }

@@ -229,7 +229,21 @@ pub(crate) const CREATED_HEADER: &str =
 
 /// The error of a tool naming an invalid window name.
 pub(crate) fn invalid_name(name: &str) -> String {
-    format!("Invalid window name {name:?}: {NAME_RULE}.")
+    format!("Invalid window name {}: {NAME_RULE}.", quoted_cut(name))
+}
+
+/// How much of a refused value is repeated to the agent, in characters.
+const ECHOED: usize = 64;
+
+/// `value` quoted (Rust's escapes), cut after [`ECHOED`] characters with the length told: a
+/// refusal repeats what it refuses without sending a huge value back into the agent's context.
+pub(crate) fn quoted_cut(value: &str) -> String {
+    let count = value.chars().count();
+    if count <= ECHOED {
+        return format!("{value:?}");
+    }
+    let start: String = value.chars().take(ECHOED).collect();
+    format!("{start:?}... ({count} characters)")
 }
 
 /// wait_window given a `max_seconds` out of 1 to 50 (`asked`): refused, nothing waited for.
@@ -296,5 +310,26 @@ mod tests {
     fn created_header_is_short() {
         // The longest header must leave a screen of 4-byte characters under the minimum budget.
         assert!(CREATED_HEADER.len() < 100);
+    }
+
+    #[test]
+    fn refused_values_are_repeated_cut() {
+        assert_eq!(
+            invalid_name("a b"),
+            format!("Invalid window name \"a b\": {NAME_RULE}.")
+        );
+        let long = "é".repeat(100_000);
+        assert_eq!(
+            invalid_name(&long),
+            format!(
+                "Invalid window name \"{}\"... (100000 characters): {NAME_RULE}.",
+                "é".repeat(64)
+            )
+        );
+        assert_eq!(
+            quoted_cut(&"x".repeat(64)),
+            format!("\"{}\"", "x".repeat(64))
+        );
+        assert_eq!(quoted_cut("a\nb"), r#""a\nb""#);
     }
 }

@@ -389,8 +389,9 @@ impl Terminals {
         if let Some((position, key)) = first_invalid_key(&input.keys) {
             return log(ToolResult::refused(
                 format!(
-                    "Nothing was sent: unknown key {key:?} (key {} of {}). Key names, one per key: \
+                    "Nothing was sent: unknown key {} (key {} of {}). Key names, one per key: \
                      {names}. To type text, use send_text.",
+                    texts::quoted_cut(key),
                     position + 1,
                     input.keys.len()
                 ),
