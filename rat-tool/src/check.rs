@@ -181,7 +181,14 @@ impl Refusal {
                     format!("this client refused the server: {}", server_refusal(cert))
                 }
                 Some(TlsError::AlertReceived(alert)) => explain_alert(*alert),
+                // Records that are not TLS: a plain HTTP server, or another protocol.
+                Some(TlsError::InvalidMessage(_)) => {
+                    "TLS handshake failed: the server's answer is not TLS (a server other than ratd at this address?)".to_owned()
+                }
                 Some(other) => format!("TLS handshake failed: {other}"),
+                None if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    "TLS handshake failed: the server closed the connection before the handshake ended (a server other than ratd at this address?)".to_owned()
+                }
                 None => format!("TLS handshake failed: {e}"),
             },
             Refusal::Read(e) => match tls_error(e) {
@@ -219,6 +226,11 @@ fn server_refusal(e: &CertificateError) -> String {
         CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
             format!("its certificate is not valid yet ({e})")
         }
+        // webpki's own reasons (a CA certificate presented as the server's, as a self-signed
+        // test server does) print as Rust debug output: told in words, the reason kept after.
+        CertificateError::Other(reason) => format!(
+            "its certificate is not a server certificate of this bundle (a server other than ratd at this address?): {reason:?}"
+        ),
         other => format!("its certificate is refused: {other}"),
     }
 }

@@ -237,6 +237,27 @@ async fn check_stops_at_the_first_failing_step() {
         "TLS",
     );
 
+    // TLS: servers that are not ratd: plain HTTP, one closing at once, a self-signed one
+    for (case, answer) in [
+        (
+            "a plain HTTP server",
+            &b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"[..],
+        ),
+        ("a server closing at once", &b""[..]),
+    ] {
+        let port = not_tls(answer);
+        let run = check(&format!("127.0.0.1:{port}"), &alice).await;
+        record(case, Some(port), &run, "TLS");
+    }
+    for (case, ca) in [
+        ("a self-signed HTTPS server", false),
+        ("an HTTPS server presenting a CA certificate", true),
+    ] {
+        let port = serve(self_signed(ca), called.clone()).await;
+        let run = check(&format!("127.0.0.1:{port}"), &alice).await;
+        record(case, Some(port), &run, "TLS");
+    }
+
     // MCP: a TLS server of the bundle that is not an MCP server
     let server = mtls::load_server(&a.join("server")).unwrap();
     let port = serve_not_mcp(server.rustls_config()).await;
@@ -281,4 +302,44 @@ fn der(path: &Path) -> rustls::pki_types::CertificateDer<'static> {
 fn key(path: &Path) -> rustls::pki_types::PrivateKeyDer<'static> {
     use rustls::pki_types::pem::PemObject;
     rustls::pki_types::PrivateKeyDer::from_pem_file(path).unwrap()
+}
+
+/// A plain TCP server: for each connection, reads a little, writes `answer` and closes.
+fn not_tls(answer: &'static [u8]) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            use std::io::{Read, Write};
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(answer);
+        }
+    });
+    port
+}
+
+/// The configuration of an HTTPS server with a self-signed certificate (no client asked): a
+/// CA certificate when `ca` (as `openssl req -x509` makes by default).
+fn self_signed(ca: bool) -> Arc<rustls::ServerConfig> {
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    if ca {
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    }
+    let signing_key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertifiedKey {
+        cert: params.self_signed(&signing_key).unwrap(),
+        signing_key,
+    };
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    Arc::new(config)
 }
