@@ -121,14 +121,76 @@ where
 /// one that handles SIGTERM among them (a dead log reader must never disable the kill switch:
 /// ratd-design.txt, Shutdown).
 pub fn init(level: LogLevel, form: Form) {
-    let builder = tracing_subscriber::fmt()
+    use tracing_subscriber::filter::FilterExt;
+    use tracing_subscriber::layer::{Layer, SubscriberExt};
+    use tracing_subscriber::util::SubscriberInitExt;
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .log_internal_errors(false)
-        .with_env_filter(filter(level))
         .with_target(false);
+    let filter = filter(level).and(ClientGone);
     match form {
-        Form::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
-        Form::Journal => builder.with_ansi(false).event_format(JournalFormat).init(),
+        Form::Text => tracing_subscriber::registry()
+            .with(
+                layer
+                    .with_ansi(std::io::stderr().is_terminal())
+                    .with_filter(filter),
+            )
+            .init(),
+        Form::Journal => tracing_subscriber::registry()
+            .with(
+                layer
+                    .with_ansi(false)
+                    .event_format(JournalFormat)
+                    .with_filter(filter),
+            )
+            .init(),
+    }
+}
+
+/// rmcp's errors that only say a client went away before its answer: an agent cancelling a
+/// call (rat ends its request), a harness stopping. Logged at error level by rmcp, they would
+/// read as a fault of ratd at each cancellation; the call's own line tells what happened.
+const CLIENT_GONE: &[&str] = &["failed to send pending response during drain"];
+
+/// Leaves out rmcp's [`CLIENT_GONE`] errors, by their message (rmcp gives them no target or
+/// field of their own); everything else passes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientGone;
+
+impl<S> tracing_subscriber::layer::Filter<S> for ClientGone {
+    fn enabled(
+        &self,
+        _: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        true
+    }
+
+    fn event_enabled(
+        &self,
+        event: &Event<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        if !event.metadata().target().starts_with("rmcp::") {
+            return true;
+        }
+        let mut message = Message(None);
+        event.record(&mut message);
+        !message
+            .0
+            .is_some_and(|text| CLIENT_GONE.contains(&text.as_str()))
+    }
+}
+
+/// The `message` of an event, as written.
+struct Message(Option<String>);
+
+impl tracing::field::Visit for Message {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = Some(format!("{value:?}"));
+        }
     }
 }
 
@@ -153,14 +215,18 @@ mod tests {
     }
 
     fn journal_lines(level: LogLevel, log: impl FnOnce()) -> String {
+        use tracing_subscriber::filter::FilterExt;
+        use tracing_subscriber::layer::{Layer, SubscriberExt};
         let buffer = Buffer::default();
         let writer = buffer.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_env_filter(filter(level))
-            .with_ansi(false)
-            .event_format(JournalFormat)
-            .finish();
+        // As init builds it, the writer aside.
+        let subscriber = tracing_subscriber::registry().with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(move || writer.clone())
+                .with_ansi(false)
+                .event_format(JournalFormat)
+                .with_filter(filter(level).and(ClientGone)),
+        );
         tracing::subscriber::with_default(subscriber, log);
         String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
     }
@@ -199,6 +265,19 @@ mod tests {
         ");
         assert_eq!(at(LogLevel::Debug).lines().count(), 5);
         assert_eq!(at(LogLevel::Warn), "<4>a real problem\n");
+    }
+
+    #[test]
+    fn a_client_gone_is_no_error_of_ratd() {
+        let lines = journal_lines(LogLevel::Info, || {
+            tracing::error!(target: "rmcp::service", error = "channel closed", "failed to send pending response during drain");
+            tracing::error!(target: "rmcp::service", error = "x", "response send task failed");
+            tracing::error!(target: "ratd", "failed to send pending response during drain");
+        });
+        insta::assert_snapshot!(lines, @r#"
+        <3>response send task failed error="x"
+        <3>failed to send pending response during drain
+        "#);
     }
 
     #[test]
