@@ -224,18 +224,7 @@ async fn a_mebibyte_paste_arrives_whole() {
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > big.txt", true))
         .await;
-    eventually("cat runs", || {
-        f.tmux(&[
-            "display-message",
-            "-p",
-            "-t",
-            "=s:=main",
-            "#{pane_current_command}",
-        ])
-        .trim()
-            == "cat"
-    })
-    .await;
+    f.wait_command("s", "main", "cat").await;
     // 1 MiB of lines of 128 bytes (a terminal's line discipline takes 4095 at most per line).
     let line = format!(
         "{}\n",
@@ -267,18 +256,7 @@ async fn inputs_sent_at_once_never_interleave() {
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > mixed.txt", true))
         .await;
-    eventually("cat runs", || {
-        f.tmux(&[
-            "display-message",
-            "-p",
-            "-t",
-            "=s:=main",
-            "#{pane_current_command}",
-        ])
-        .trim()
-            == "cat"
-    })
-    .await;
+    f.wait_command("s", "main", "cat").await;
     let mut tasks = Vec::new();
     for letter in 'a'..='h' {
         let t = t.clone();
@@ -673,18 +651,7 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
     t.send_text(text("main", "sleep 30", true)).await;
     // Once sleep is in the foreground: before, bash still reads the line (or has forked and
     // not exec'd yet), and the wait would rightly tell bash.
-    eventually("sleep runs", || {
-        f.tmux(&[
-            "display-message",
-            "-p",
-            "-t",
-            "=s:=main",
-            "#{pane_current_command}",
-        ])
-        .trim()
-            == "sleep"
-    })
-    .await;
+    f.wait_command("s", "main", "sleep").await;
     let running = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
@@ -952,18 +919,7 @@ async fn a_text_sent_while_a_command_runs_is_waited_for() {
     let t = f.controller.session("s");
     // Long enough that the poll below can not miss it on a loaded machine.
     t.send_text(text("main", "sleep 3", true)).await;
-    eventually("sleep runs", || {
-        f.tmux(&[
-            "display-message",
-            "-p",
-            "-t",
-            "=s:=main",
-            "#{pane_current_command}",
-        ])
-        .trim()
-            == "sleep"
-    })
-    .await;
+    f.wait_command("s", "main", "sleep").await;
     t.send_text(text("main", "sleep 1; echo second", true))
         .await;
     let done = t
@@ -1007,18 +963,7 @@ async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
     let t = f.controller.session("s");
     // Long enough that the poll below can not miss it on a loaded machine.
     t.send_text(text("main", "sleep 3", true)).await;
-    eventually("sleep runs", || {
-        f.tmux(&[
-            "display-message",
-            "-p",
-            "-t",
-            "=s:=main",
-            "#{pane_current_command}",
-        ])
-        .trim()
-            == "sleep"
-    })
-    .await;
+    f.wait_command("s", "main", "sleep").await;
     t.send_text(text("main", "bash -c 'sleep 3; exit 7'", true))
         .await;
     let done = t

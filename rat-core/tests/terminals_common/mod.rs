@@ -178,6 +178,24 @@ pub async fn eventually<F: Fn() -> bool>(what: &str, f: F) {
 }
 
 impl Fixture {
+    /// Waits (10 s at most) for `command` in the foreground of `window` of session `s`, as tmux
+    /// tells it (`#{pane_current_command}`, read with a forked tmux).
+    pub async fn wait_command(&self, s: &str, window: &str, command: &str) {
+        let target = format!("={s}:={window}");
+        eventually(&format!("{command} runs"), || {
+            self.tmux(&[
+                "display-message",
+                "-p",
+                "-t",
+                &target,
+                "#{pane_current_command}",
+            ])
+            .trim()
+                == command
+        })
+        .await;
+    }
+
     /// Reads `window` until its text satisfies `until` (at most 10 s), and returns that read.
     pub async fn read_until(
         &self,
