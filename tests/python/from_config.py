@@ -13,33 +13,7 @@ import sys
 
 from mcp import Client, StdioServerParameters
 
-
-def emit(step, text, is_error=None):
-    line = {"step": step, "text": text}
-    if is_error is not None:
-        line["isError"] = is_error
-    print(json.dumps(line), flush=True)
-
-
-async def call(client, tool, arguments):
-    result = await client.call_tool(tool, arguments)
-    text = "".join(block.text for block in result.content if block.type == "text")
-    emit(tool, text, bool(result.is_error))
-
-
-async def read_until(client, window, done, seconds=10):
-    """read_window until `done(text)` holds, `seconds` at most, emitting the last read only.
-    rat's hook records a prompt before bash prints it: wait_window may answer before the screen
-    shows the prompt, so a test reading right after it reads again until it does."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while True:
-        result = await client.call_tool("read_window", {"window": window})
-        text = "".join(block.text for block in result.content if block.type == "text")
-        if result.is_error or done(text) or loop.time() > deadline:
-            emit("read_window", text, bool(result.is_error))
-            return text
-        await asyncio.sleep(0.05)
+from steps import call, emit, read_until
 
 
 async def main(path):
