@@ -343,6 +343,27 @@ async fn less_is_read_full_screen_with_its_cursor() {
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @"(ok) main: less in ~, active Ns ago, full-screen program");
     t.send_keys(keys("main", &["q"])).await;
+    // A program ending without leaving the alternate screen (as when killed): bash is back in
+    // the foreground of a screen still full-screen, which list_windows tells how to leave.
+    f.ready("s", "main").await;
+    f.run("s", "main", "printf '\\033[?1049h'").await;
+    eventually("the alternate screen stays on", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{alternate_on}"])
+            .trim()
+            == "1"
+    })
+    .await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, last command exited with status 0 (Ns ago), full-screen mode left on by a program that ended: `tput rmcup` leaves it");
+    f.run("s", "main", "tput rmcup").await;
+    eventually("the alternate screen is left", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{alternate_on}"])
+            .trim()
+            == "0"
+    })
+    .await;
+    let list = t.list_windows().await;
+    assert!(!shown(&f, &list).contains("full-screen"), "{}", list.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -92,7 +92,13 @@ impl Terminals {
                 Some(_) => {}
             }
         }
-        if w.alternate {
+        if w.alternate && w.command == "bash" {
+            // bash never shows the alternate screen itself: a program ended (killed, crashed)
+            // without leaving it, and history stays out of reach until it is left.
+            line.push_str(
+                ", full-screen mode left on by a program that ended: `tput rmcup` leaves it",
+            );
+        } else if w.alternate {
             line.push_str(", full-screen program");
         } else if w.history > 0 {
             line.push_str(&format!(", {} rows of history", w.history));
