@@ -114,6 +114,17 @@ impl Failure {
                 reason: format!("the connection closed before the handshake ended ({NOT_RATD})"),
             };
         }
+        if err.is_connect() && err.is_timeout() {
+            // The TCP connection and the TLS handshake share the connect time: either may be
+            // the one that did not answer (a port filtered, or a server accepting and silent).
+            return Failure::Unreachable {
+                server,
+                reason: format!(
+                    "no connection within {}s: nothing answered the connection, or the TLS handshake",
+                    crate::relay::CONNECT_TIMEOUT.as_secs()
+                ),
+            };
+        }
         if err.is_connect() {
             return Failure::Unreachable {
                 server,

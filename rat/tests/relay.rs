@@ -564,3 +564,26 @@ async fn a_server_that_is_not_ratd_is_told_so() {
     {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: tls: the server's answer is not TLS (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
     "#);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_accepting_and_silent_is_told_after_the_connect_time() {
+    let bundle = Bundle::new("prod", &["alice"]);
+    // Accepts, reads the ClientHello, never answers, keeps the connection open.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { break };
+            held.push(stream);
+        }
+    });
+    let mut rat = Rat::start(&at, &bundle.client_dir("alice"), &[]);
+    rat.send(&request(json!(1), "tools/list", json!({}))).await;
+    // The connect time (10 s), then the answer: read with a margin.
+    let line = rat
+        .line_within(Duration::from_secs(30))
+        .await
+        .expect("an answer after the connect time");
+    insta::assert_snapshot!(line.replace(&at, "HOST:PORT"), @r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd unreachable at HOST:PORT: no connection within 10s: nothing answered the connection, or the TLS handshake"}}"#);
+}
