@@ -3,7 +3,8 @@
 //! tmux types a name it does not know as text instead of failing (`Ctrl-C` would be typed rather
 //! than interrupting the command), so names are validated before anything is sent. A name is
 //! an optional `^` (tmux reads it as `C-`, only first), any number of modifiers `C-`, `M-`, `S-`,
-//! then a printable ASCII character or one of the named keys. Names are case-sensitive (stricter
+//! then a printable character (one Unicode scalar: `é` and `😀` are keys, `👍🏽` is two) or one
+//! of the named keys. Names are case-sensitive (stricter
 //! than tmux).
 //!
 //! Not every combination is a key to tmux 3.3a's `send-keys` (measured here, and checked against
@@ -89,7 +90,7 @@ pub fn is_valid_key(name: &str) -> bool {
 
 /// What a key without modifiers is, for the modifiers it takes.
 enum Base {
-    /// One printable ASCII character (space included).
+    /// One printable character (space included).
     Char(char),
     /// Space, Enter, Tab, BTab, BSpace, Escape.
     Plain,
@@ -104,6 +105,15 @@ fn base_key(key: &str) -> Option<Base> {
         return (0x20..0x7f)
             .contains(&bytes[0])
             .then_some(Base::Char(char::from(bytes[0])));
+    }
+    // One character beyond ASCII (é, ж, 😀): tmux 3.3a writes it as UTF-8, and with M- after
+    // ESC; with C- or S- it drops the modifier, writing the character alone (refused, by the
+    // rules of characters without a control code, and of S-).
+    let mut chars = key.chars();
+    if let (Some(c), None) = (chars.next(), chars.next())
+        && !c.is_control()
+    {
+        return Some(Base::Char(c));
     }
     if EDIT_KEYS.contains(&key) || ALIASES.contains(&key) {
         return Some(Base::Edit);
@@ -185,6 +195,10 @@ mod tests {
             "PageDown",
             "Home",
             "End",
+            "é",
+            "ж",
+            "😀",
+            "M-é",
         ] {
             assert!(is_valid_key(key), "{key:?} should be valid");
         }
@@ -202,8 +216,10 @@ mod tests {
             "F01",
             "C-",
             "M-",
-            "é",
             "ab",
+            "👍🏽",
+            "\u{85}",
+            "S-é",
             "\t",
             "\u{7f}",
             "C-Ctrl",
