@@ -129,13 +129,15 @@ impl Default for ReadBudget {
 }
 
 impl fmt::Display for ReadBudget {
-    /// `64 KiB` when a whole number of KiB, else `N bytes`: the form the descriptions state.
+    /// In the largest binary unit it is a whole number of (`64 KiB`, `1 MiB`, `1 GiB`), else
+    /// `N bytes`: the form the descriptions state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_multiple_of(1024) {
-            write!(f, "{} KiB", self.0 / 1024)
-        } else {
-            write!(f, "{} bytes", self.0)
+        for (unit, size) in [("GiB", 1usize << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+            if self.0.is_multiple_of(size) {
+                return write!(f, "{} {unit}", self.0 / size);
+            }
         }
+        write!(f, "{} bytes", self.0)
     }
 }
 
@@ -145,4 +147,21 @@ impl fmt::Display for ReadBudget {
 pub struct BudgetTooSmall {
     /// The size asked for, in bytes.
     pub bytes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReadBudget;
+
+    #[test]
+    fn budgets_read_in_their_largest_whole_unit() {
+        let shown = |bytes| ReadBudget::new(bytes).unwrap().to_string();
+        assert_eq!(shown(64 * 1024), "64 KiB");
+        assert_eq!(shown(20 * 1024), "20 KiB");
+        assert_eq!(shown(1536 * 1024), "1536 KiB");
+        assert_eq!(shown(1 << 20), "1 MiB");
+        assert_eq!(shown(1 << 30), "1 GiB");
+        assert_eq!(shown(3 << 29), "1536 MiB");
+        assert_eq!(shown(65_537), "65537 bytes");
+    }
 }
