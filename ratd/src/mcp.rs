@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use rat_core::tools::{Outcome, ToolResult};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -148,6 +148,40 @@ impl ServerHandler for RatServer {
             .cloned()
     }
 
+    /// What rmcp does not read as a request it knows: a method of MCP whose params do not
+    /// follow its schema (rmcp falls back to a custom request, then "method not found"), told
+    /// as JSON-RPC's invalid params with serde's reason; any other method, not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        let params = request.params.unwrap_or(serde_json::Value::Null);
+        let reason = match method {
+            "tools/call" => serde_json::from_value::<CallToolRequestParams>(params)
+                .err()
+                .map(|e| e.to_string()),
+            _ if MCP_METHODS.contains(&method) => {
+                Some("they do not follow the schema of the method".to_owned())
+            }
+            _ => {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("method not found: {method}"),
+                    None,
+                ));
+            }
+        };
+        Err(ErrorData::invalid_params(
+            format!(
+                "invalid params of {method}: {}",
+                reason.as_deref().unwrap_or("not read")
+            ),
+            None,
+        ))
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -180,6 +214,25 @@ impl ServerHandler for RatServer {
         .into())
     }
 }
+
+/// The requests of MCP a client sends (2025-03-26 to 2026-07-28), which rmcp reads itself when
+/// their params follow the schema.
+const MCP_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 /// One line per tool call (ratd-design.txt, Logs): info, or warning for a failure the agent did
 /// not cause; the tool and the facts the tool gave for its log (never content) first, then the

@@ -604,3 +604,37 @@ async fn a_host_name_listens_on_each_of_its_addresses_on_one_port() {
     shutdown.cancel();
     task.await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn params_not_of_the_method_are_invalid_params() {
+    let mut served = Served::start(&["alice"]).await;
+    let http = served.http("alice");
+    let mut answers = Vec::new();
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_windows","arguments":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"no/such","params":{}}"#,
+    ] {
+        let response = http
+            .post(served.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body)
+            .send()
+            .await
+            .expect("answered");
+        answers.push(format!(
+            "{} {}",
+            response.status().as_u16(),
+            response.text().await.unwrap()
+        ));
+    }
+    // The second is rmcp's own, before any handler: a body that is no JSON-RPC message it reads.
+    insta::assert_snapshot!(answers.join("\n"), @r#"
+    200 {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params of tools/call: invalid type: sequence, expected a map"}}
+    415 fail to deserialize request body unrecognized JSON-RPC message
+    200 {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"method not found: no/such"}}
+    "#);
+    served.stop().await;
+}
