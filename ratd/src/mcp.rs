@@ -190,9 +190,11 @@ impl ServerHandler for RatServer {
         let started = Instant::now();
         let name = request.name.as_ref();
         if !self.shared.tools.iter().any(|tool| tool.name == name) {
+            let shown = format!("{name:?}");
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {name:?}: ratd offers {}",
+                    "unknown tool {}: ratd offers {}",
+                    cut_quoted(&shown, 64),
                     rat_core::catalog::TOOL_NAMES.join(", ")
                 ),
                 None,
@@ -307,14 +309,49 @@ pub(crate) fn arguments<T: DeserializeOwned>(
     arguments: JsonObject,
 ) -> Result<T, ToolResult> {
     serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
+        // serde names the value it could not read: a text, keys spelling a password. The agent
+        // sent it and reads its start; the log never holds it (ratd-design.txt, Logs).
+        let error = error.to_string();
         ToolResult::refused(
             format!(
-                "The arguments of {tool} are not valid: {error}. Nothing was done: call {tool} \
-again with arguments that follow its input schema."
+                "The arguments of {tool} are not valid: {}. Nothing was done: call {tool} \
+again with arguments that follow its input schema.",
+                cut_quoted(&error, 64)
             ),
-            format!("invalid arguments: {error}"),
+            format!("invalid arguments: {}", cut_quoted(&error, 0)),
         )
     })
+}
+
+/// `text` with each of its double-quoted strings (escapes followed) cut after `keep`
+/// characters, `...` marking a cut: `"hunter2"` becomes `"..."` with `keep` 0.
+fn cut_quoted(text: &str, keep: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(1024));
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '"' {
+            continue;
+        }
+        let (mut kept, mut cut, mut escaped) = (0, false, false);
+        for c in chars.by_ref() {
+            if !escaped && c == '"' {
+                if cut {
+                    out.push_str("...");
+                }
+                out.push('"');
+                break;
+            }
+            escaped = !escaped && c == '\\';
+            if kept < keep {
+                out.push(c);
+                kept += 1;
+            } else {
+                cut = true;
+            }
+        }
+    }
+    out
 }
 
 /// An rmcp [`Tool`] from rat-core's definition, every annotation hint set explicitly
@@ -336,6 +373,23 @@ pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
 #[cfg(test)]
 mod tests {
     use super::call_line;
+
+    #[test]
+    fn quoted_values_are_cut() {
+        use super::cut_quoted;
+        let serde = r#"invalid type: string "hunter2-KEYS", expected a sequence"#;
+        assert_eq!(
+            cut_quoted(serde, 0),
+            r#"invalid type: string "...", expected a sequence"#
+        );
+        assert_eq!(cut_quoted(serde, 64), serde);
+        assert_eq!(
+            cut_quoted(serde, 4),
+            r#"invalid type: string "hunt...", expected a sequence"#
+        );
+        assert_eq!(cut_quoted(r#"a "b\"c" d "" e"#, 0), r#"a "..." d "" e"#);
+        assert_eq!(cut_quoted("no quotes", 0), "no quotes");
+    }
 
     #[test]
     fn values_an_agent_gives_can_not_forge_a_line() {

@@ -124,27 +124,77 @@ pub fn init(level: LogLevel, form: Form) {
     use tracing_subscriber::filter::FilterExt;
     use tracing_subscriber::layer::{Layer, SubscriberExt};
     use tracing_subscriber::util::SubscriberInitExt;
+    let colors = form == Form::Text && std::io::stderr().is_terminal();
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(move || OneLine {
+            inner: std::io::stderr(),
+            colors,
+        })
         .log_internal_errors(false)
-        .with_target(false);
+        .with_target(false)
+        .with_ansi(colors);
     let filter = filter(level).and(ClientGone);
     match form {
         Form::Text => tracing_subscriber::registry()
-            .with(
-                layer
-                    .with_ansi(std::io::stderr().is_terminal())
-                    .with_filter(filter),
-            )
+            .with(layer.with_filter(filter))
             .init(),
         Form::Journal => tracing_subscriber::registry()
-            .with(
-                layer
-                    .with_ansi(false)
-                    .event_format(JournalFormat)
-                    .with_filter(filter),
-            )
+            .with(layer.event_format(JournalFormat).with_filter(filter))
             .init(),
+    }
+}
+
+/// The longest log line written, in bytes: a longer one is cut, its size told. A request can
+/// carry 4 MiB, and rmcp logs some of it (an id, an error naming a tool).
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// A writer that keeps each event on one line of its own, whatever the event holds: control
+/// characters but tab (a new line, a carriage return, a NUL, an escape sequence) are written
+/// escaped as Rust writes them (`\n`, `\0`, `\u{1b}`), and a line over [`MAX_LINE`] is cut.
+/// ratd's own values are quoted already ([`crate::mcp`]); this covers what libraries log
+/// (rmcp writes a JSON-RPC id as the client sent it), the message, and the journal's `<N>`
+/// priority prefix, which a forged line could otherwise carry.
+///
+/// tracing-subscriber formats an event into one buffer and writes it whole: each call to
+/// `write` here is one line, ending with its new line.
+///
+/// On a terminal (`colors`), the escape character passes, for tracing's own colours: a forged
+/// sequence can then colour a line, never make another.
+pub struct OneLine<W> {
+    /// Where lines go.
+    pub inner: W,
+    /// Whether the escape character passes (colours on a terminal).
+    pub colors: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for OneLine<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let body = text.strip_suffix('\n').unwrap_or(&text);
+        let mut line = String::with_capacity(body.len() + 1);
+        for c in body.chars() {
+            if c.is_control() && c != '\t' && !(self.colors && c == '\u{1b}') {
+                line.extend(c.escape_debug());
+            } else {
+                line.push(c);
+            }
+        }
+        if line.len() > MAX_LINE {
+            let mut end = MAX_LINE;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            let total = line.len();
+            line.truncate(end);
+            line.push_str(&format!("... (line cut: {total} bytes)"));
+        }
+        line.push('\n');
+        self.inner.write_all(line.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -222,7 +272,10 @@ mod tests {
         // As init builds it, the writer aside.
         let subscriber = tracing_subscriber::registry().with(
             tracing_subscriber::fmt::layer()
-                .with_writer(move || writer.clone())
+                .with_writer(move || OneLine {
+                    inner: writer.clone(),
+                    colors: false,
+                })
                 .with_ansi(false)
                 .event_format(JournalFormat)
                 .with_filter(filter(level).and(ClientGone)),
@@ -265,6 +318,32 @@ mod tests {
         ");
         assert_eq!(at(LogLevel::Debug).lines().count(), 5);
         assert_eq!(at(LogLevel::Warn), "<4>a real problem\n");
+    }
+
+    #[test]
+    fn an_event_is_one_line_whatever_it_holds() {
+        let lines = journal_lines(LogLevel::Info, || {
+            // As rmcp logs a JSON-RPC id a client chose.
+            let id = "1\n<3>crash budget spent\r\u{1b}[2J\0";
+            tracing::warn!(target: "rmcp::service", %id, "response error");
+            tracing::warn!("a message\nsplit\tby a tab");
+            tracing::info!("{}", "x".repeat(MAX_LINE + 100));
+        });
+        let lines: Vec<&str> = lines.lines().collect();
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert_eq!(
+            lines[0],
+            r"<4>response error id=1\n<3>crash budget spent\r\u{1b}[2J\0"
+        );
+        assert_eq!(lines[1], "<4>a message\\nsplit\tby a tab");
+        assert_eq!(
+            lines[2],
+            format!(
+                "<6>{}... (line cut: {} bytes)",
+                "x".repeat(MAX_LINE - 3),
+                MAX_LINE + 103
+            )
+        );
     }
 
     #[test]
