@@ -319,3 +319,29 @@ async fn a_denied_permission_names_the_user() {
         "root's\n"
     );
 }
+
+#[tokio::test]
+async fn a_refused_write_leaves_no_directory_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Transcript::new(dir.path());
+    // The path resolves to a directory once its missing directories exist.
+    t.add(
+        "write zz/yy/..",
+        &write(&format!("{}/zz/yy/..", dir.path().display()), "x").await,
+    );
+    assert!(!dir.path().join("zz").exists());
+    // A file name over the 255 bytes a name holds, in missing directories.
+    let long = "n".repeat(300);
+    t.add(
+        "write a/b/NAME",
+        &write(&format!("{}/a/b/{long}", dir.path().display()), "x").await,
+    );
+    assert!(!dir.path().join("a").exists());
+    // A directory name too long, under a missing one made first.
+    t.add(
+        "write c/NAME/f",
+        &write(&format!("{}/c/{long}/f", dir.path().display()), "x").await,
+    );
+    assert!(!dir.path().join("c").exists());
+    insta::assert_snapshot!(t.finish().replace(&long, "NAME"));
+}

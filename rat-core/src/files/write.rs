@@ -34,6 +34,23 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
         }
         Err(error) => return failure(&error, &what, path, Access::Write, false),
     }
+    let result = write_opened(path, content, was_missing, &directories, &what);
+    if result.outcome.is_error() {
+        // Nothing half-done: the directories made for a file that was not written go again.
+        remove_directories(&directories);
+    }
+    result
+}
+
+/// The rest of [`write_now`], once the missing directories are made: open, check, write.
+fn write_opened(
+    path: &Path,
+    content: &[u8],
+    was_missing: bool,
+    directories: &[PathBuf],
+    what: &str,
+) -> ToolResult {
+    let what = what.to_owned();
     let (mut file, mut created) = match open(path) {
         Ok(opened) => opened,
         Err(error) => {
@@ -97,6 +114,19 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
         .with_log("directories_created", directories.len())
 }
 
+/// Removes `directories` (made by this call, from the top), the deepest first, as long as they
+/// are empty; returns those left.
+fn remove_directories(directories: &[PathBuf]) -> Vec<&PathBuf> {
+    let mut left = Vec::new();
+    for (i, dir) in directories.iter().enumerate().rev() {
+        if fs::remove_dir(dir).is_err() {
+            left = directories[..=i].iter().collect();
+            break;
+        }
+    }
+    left
+}
+
 /// A path that does not exist, or whose parent is not a directory (found next, and named).
 fn is_missing(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::ENOTDIR)
@@ -157,19 +187,21 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
     missing.reverse();
     let mut builder = DirBuilder::new();
     builder.mode(0o755);
-    for (created, directory) in missing.iter().enumerate() {
+    let mut made = Vec::new();
+    for directory in missing {
         match builder.create(directory) {
-            Ok(()) => {}
+            Ok(()) => made.push(directory.to_path_buf()),
             // created meanwhile by someone else: not ours to name
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && directory.is_dir() => {}
             Err(error) => {
                 let what = format!("Creating {}", dir.display());
                 let mut refused = failure(&error, &what, directory, Access::Create, false);
-                if created > 0 {
+                // Nothing half-done: those made before the failure go again.
+                let left = remove_directories(&made);
+                if !left.is_empty() {
                     refused.text += &format!(
                         " Created before the failure: {}.",
-                        missing[..created]
-                            .iter()
+                        left.iter()
                             .map(|d| d.display().to_string())
                             .collect::<Vec<_>>()
                             .join(", ")
@@ -179,5 +211,5 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             }
         }
     }
-    Ok(missing.into_iter().map(Path::to_path_buf).collect())
+    Ok(made)
 }
