@@ -186,7 +186,11 @@ impl Refusal {
                     "TLS handshake failed: the server's answer is not TLS (a server other than ratd at this address?)".to_owned()
                 }
                 Some(other) => format!("TLS handshake failed: {other}"),
-                None if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                None if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+                ) =>
+                {
                     "TLS handshake failed: the server closed the connection before the handshake ended (a server other than ratd at this address?)".to_owned()
                 }
                 None => format!("TLS handshake failed: {e}"),

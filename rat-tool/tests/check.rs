@@ -244,6 +244,10 @@ async fn check_stops_at_the_first_failing_step() {
             &b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"[..],
         ),
         ("a server closing at once", &b""[..]),
+        (
+            "a server closing at once, the ClientHello unread",
+            &b"unread"[..],
+        ),
     ] {
         let port = not_tls(answer);
         let run = check(&format!("127.0.0.1:{port}"), &alice).await;
@@ -312,6 +316,11 @@ fn not_tls(answer: &'static [u8]) -> u16 {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { break };
             use std::io::{Read, Write};
+            if answer == b"unread" {
+                // Closed at once: an end, or a reset once the ClientHello arrived.
+                drop(stream);
+                continue;
+            }
             let mut buf = [0u8; 4096];
             let _ = stream.read(&mut buf);
             let _ = stream.write_all(answer);

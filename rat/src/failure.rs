@@ -170,12 +170,16 @@ fn chain<'a>(
 /// What a handshake failing on something other than an alert suggests.
 const NOT_RATD: &str = "a server other than ratd at this port?";
 
-/// The connection was closed in the TLS handshake (tokio-rustls: `tls handshake eof`), as a
-/// server that is not TLS does on a ClientHello it can not read.
+/// The connection was closed in the TLS handshake (tokio-rustls: `tls handshake eof`), or
+/// reset (closed with the ClientHello unread), as a server that is not TLS does.
 fn closed_in_handshake(err: &reqwest::Error) -> bool {
     chain(err).any(|e| {
-        e.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::UnexpectedEof)
+        e.downcast_ref::<io::Error>().is_some_and(|io| {
+            matches!(
+                io.kind(),
+                io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset
+            )
+        })
     })
 }
 

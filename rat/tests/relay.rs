@@ -538,6 +538,11 @@ fn not_ratd(answer: &'static [u8]) -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { break };
             use std::io::{Read, Write};
+            if answer == b"unread" {
+                // Closed at once, the ClientHello unread: an end, or a reset once it arrived.
+                drop(stream);
+                continue;
+            }
             let mut buf = [0u8; 4096];
             let _ = stream.read(&mut buf);
             let _ = stream.write_all(answer);
@@ -552,6 +557,7 @@ async fn a_server_that_is_not_ratd_is_told_so() {
     let mut answers = Vec::new();
     for answer in [
         &b""[..],
+        b"unread",
         b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
     ] {
         let at = not_ratd(answer);
@@ -560,6 +566,7 @@ async fn a_server_that_is_not_ratd_is_told_so() {
         answers.push(rat.line().await.replace(&at, "HOST:PORT"));
     }
     insta::assert_snapshot!(answers.join("\n"), @r#"
+    {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: the connection closed before the handshake ended (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
     {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: the connection closed before the handshake ended (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
     {"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"ratd at HOST:PORT refused the TLS handshake: tls: the server's answer is not TLS (a server other than ratd at this port?). Check the bundle with rat-tool check."}}
     "#);
