@@ -148,9 +148,10 @@ impl ServerHandler for RatServer {
             .cloned()
     }
 
-    /// What rmcp does not read as a request it knows: a method of MCP whose params do not
-    /// follow its schema (rmcp falls back to a custom request, then "method not found"), told
-    /// as JSON-RPC's invalid params with serde's reason; any other method, not found.
+    /// What rmcp does not read as a request it knows: a tools/call whose params do not follow
+    /// its schema (rmcp falls back to a custom request, then "method not found") is told as
+    /// JSON-RPC's invalid params with serde's reason; any other method, not found, as rmcp
+    /// tells it.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -158,17 +159,17 @@ impl ServerHandler for RatServer {
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method.as_str();
         let params = request.params.unwrap_or(serde_json::Value::Null);
+        // Only tools/call: the methods a protocol removed (initialize, logging/setLevel,
+        // resources/subscribe from 2026-07-28) come here too, and must stay "method not
+        // found", which rmcp answers with HTTP 404 (SEP-2575).
         let reason = match method {
             "tools/call" => serde_json::from_value::<CallToolRequestParams>(params)
                 .err()
                 .map(|e| e.to_string()),
-            _ if MCP_METHODS.contains(&method) => {
-                Some("they do not follow the schema of the method".to_owned())
-            }
             _ => {
                 return Err(ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
-                    format!("method not found: {method}"),
+                    method.to_owned(),
                     None,
                 ));
             }
@@ -216,25 +217,6 @@ impl ServerHandler for RatServer {
         .into())
     }
 }
-
-/// The requests of MCP a client sends (2025-03-26 to 2026-07-28), which rmcp reads itself when
-/// their params follow the schema.
-const MCP_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-    "logging/setLevel",
-];
 
 /// One line per tool call (ratd-design.txt, Logs): info, or warning for a failure the agent did
 /// not cause; the tool and the facts the tool gave for its log (never content) first, then the

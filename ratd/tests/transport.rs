@@ -634,7 +634,7 @@ async fn params_not_of_the_method_are_invalid_params() {
     insta::assert_snapshot!(answers.join("\n"), @r#"
     200 {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params of tools/call: invalid type: sequence, expected a map"}}
     415 fail to deserialize request body unrecognized JSON-RPC message
-    200 {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"method not found: no/such"}}
+    200 {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no/such"}}
     "#);
     served.stop().await;
 }
