@@ -144,7 +144,7 @@ For a harness that can present a client certificate itself (no bridge):
                certificate names tenant {tenant}, not a host)
 
 Check it first as the harness will reach it:
-  rat-tool check --server {server} --bundle {dir_shown}
+  rat-tool check --server {server_word} --bundle {dir_shown}
 ",
         client = entry.client,
         tenant = entry.tenant,
@@ -152,12 +152,41 @@ Check it first as the harness will reach it:
         cert = file("client.crt"),
         key = file("client.key"),
         ca = file("ca.crt"),
-        dir_shown = entry.client_dir.display(),
+        server_word = shell_word(&entry.server.to_string()),
+        dir_shown = shell_word(&entry.client_dir.display().to_string()),
     ))
+}
+
+/// `word` as one word of a POSIX shell, to paste: as is when it holds only characters no shell
+/// reads specially, else between single quotes (a `'` written `'\''`).
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:@%+=,-".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn words_are_quoted_for_a_shell_when_needed() {
+        use super::shell_word;
+        assert_eq!(
+            shell_word("/srv/rat/clients/agent"),
+            "/srv/rat/clients/agent"
+        );
+        assert_eq!(shell_word("127.0.0.1:7281"), "127.0.0.1:7281");
+        assert_eq!(shell_word("[::1]:7281"), "'[::1]:7281'");
+        assert_eq!(shell_word("/tmp/my dir"), "'/tmp/my dir'");
+        assert_eq!(shell_word("/tmp/it's"), r"'/tmp/it'\''s'");
+        assert_eq!(shell_word("/tmp/$HOME"), "'/tmp/$HOME'");
+    }
+
     use super::*;
 
     fn entry(server: &str) -> Entry {
