@@ -318,7 +318,12 @@ impl RefusalLog {
                 if others == 0 {
                     tracing::info!(%addr, error, "TLS handshake refused");
                 } else {
-                    tracing::info!(%addr, error, others, "TLS handshake refused ({others} others since the last one logged)");
+                    let others_text = if others == 1 {
+                        "1 other".to_owned()
+                    } else {
+                        format!("{others} others")
+                    };
+                    tracing::info!(%addr, error, others, "TLS handshake refused ({others_text} since the last one logged)");
                 }
             }
         }

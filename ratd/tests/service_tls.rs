@@ -68,7 +68,7 @@ async fn a_hundred_refused_handshakes_log_one_line_then_the_count() {
     )
     .await;
     refused(&connector, addr).await;
-    ratd.wait_for("others since the last one logged");
+    ratd.wait_for("since the last one logged");
     ratd.signal(Signal::SIGTERM);
     assert!(ratd.wait_exit().success());
     let lines: Vec<&String> = ratd

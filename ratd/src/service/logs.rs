@@ -209,12 +209,14 @@ const CLIENT_GONE: &[&str] = &["failed to send pending response during drain"];
 pub struct ClientGone;
 
 impl<S> tracing_subscriber::layer::Filter<S> for ClientGone {
+    /// Events only: rmcp's spans (`serve_inner`), enabled at debug, would prefix ratd's own
+    /// lines (`INFO serve_inner: call ...`), and ratd's lines carry their context as fields.
     fn enabled(
         &self,
-        _: &tracing::Metadata<'_>,
+        metadata: &tracing::Metadata<'_>,
         _: &tracing_subscriber::layer::Context<'_, S>,
     ) -> bool {
-        true
+        !metadata.is_span()
     }
 
     fn event_enabled(
@@ -344,6 +346,33 @@ mod tests {
                 MAX_LINE + 103
             )
         );
+    }
+
+    #[test]
+    fn no_span_prefixes_a_line() {
+        use tracing_subscriber::filter::FilterExt;
+        use tracing_subscriber::layer::{Layer, SubscriberExt};
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        // The text form, as init builds it, without the time.
+        let subscriber = tracing_subscriber::registry().with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(move || OneLine {
+                    inner: writer.clone(),
+                    colors: false,
+                })
+                .with_ansi(false)
+                .with_target(false)
+                .without_time()
+                .with_filter(filter(LogLevel::Debug).and(ClientGone)),
+        );
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::info_span!(target: "rmcp::service", "serve_inner");
+            let _entered = span.enter();
+            tracing::info!(tool = "list_windows", "call list_windows");
+        });
+        let lines = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(lines, " INFO call list_windows tool=\"list_windows\"\n");
     }
 
     #[test]
