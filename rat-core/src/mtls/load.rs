@@ -132,7 +132,7 @@ pub enum LoadError {
     },
     /// Check 2: the private key is readable by others than its owner.
     #[error(
-        "{} has mode {mode:04o}, readable by others than its owner (a key is a credential: a client key grants a shell): run chmod 600 {}",
+        "{} has mode {mode:04o}, readable by others than its owner (a key is a credential: a client's grants a shell, the server's lets anyone pose as ratd): run chmod 600 {}",
         path.display(), path.display()
     )]
     KeyPermissions {
