@@ -90,7 +90,7 @@ pub enum StartError {
         source: rat_core::terminals::StartError,
     },
     /// Step 4: the listen address could not be bound.
-    #[error("can not listen on {listen}: {source}")]
+    #[error("can not listen on {listen}: {source}{}", listen_hint(source))]
     Listen {
         /// The address given with --listen.
         listen: String,
@@ -98,6 +98,19 @@ pub enum StartError {
         #[source]
         source: io::Error,
     },
+}
+
+/// What to do about a listen address refused, for the two reasons an operator meets.
+fn listen_hint(error: &io::Error) -> &'static str {
+    match error.kind() {
+        io::ErrorKind::AddrInUse => {
+            "; another program listens there (another ratd maybe: ss -ltnp shows which), or give --listen another port"
+        }
+        io::ErrorKind::PermissionDenied => {
+            "; a port under 1024 needs root or CAP_NET_BIND_SERVICE (AmbientCapabilities= in the systemd unit), or give --listen a port from 1024"
+        }
+        _ => "",
+    }
 }
 
 /// A ratd that started: its tmux server runs, its terminals were checked, its listeners are

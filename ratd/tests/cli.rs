@@ -113,3 +113,28 @@ fn sigterm_stops_ratd_and_its_tmux_server() {
         "the tmux server is left"
     );
 }
+
+#[test]
+fn a_port_in_use_is_refused_saying_what_to_do() {
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle::generate(&tenant, &["alice"]);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = taken.local_addr().unwrap().to_string();
+    let out = ratd()
+        .args([
+            "--bundle",
+            bundle.server_dir().to_str().unwrap(),
+            "--listen",
+            &listen,
+        ])
+        .env("HOME", bundle.home())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let last = stderr.lines().last().unwrap().replace(&listen, "ADDR");
+    insta::assert_snapshot!(last, @"ratd: can not listen on ADDR: Address already in use (os error 98); another program listens there (another ratd maybe: ss -ltnp shows which), or give --listen another port");
+}
