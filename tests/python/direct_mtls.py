@@ -11,7 +11,6 @@ list_windows. Prints one JSON line per step: {"step", "isError", "text"}.
 """
 
 import asyncio
-import json
 import ssl
 import sys
 
@@ -19,12 +18,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-
-def emit(step, text, is_error=None):
-    line = {"step": step, "text": text}
-    if is_error is not None:
-        line["isError"] = is_error
-    print(json.dumps(line), flush=True)
+from steps import emit, text_of
 
 
 def tls_context(client_dir):
@@ -32,10 +26,6 @@ def tls_context(client_dir):
     context.check_hostname = False
     context.load_cert_chain(f"{client_dir}/client.crt", f"{client_dir}/client.key")
     return context
-
-
-def text_of(result):
-    return "".join(block.text for block in result.content if block.type == "text")
 
 
 async def connect(url, client_dir, mode):

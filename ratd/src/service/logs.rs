@@ -266,24 +266,37 @@ mod tests {
         }
     }
 
-    fn journal_lines(level: LogLevel, log: impl FnOnce()) -> String {
+    /// The lines `log` writes through ratd's layer in `form` (the text form without its time),
+    /// the writer aside.
+    fn lines_in(form: Form, level: LogLevel, log: impl FnOnce()) -> String {
         use tracing_subscriber::filter::FilterExt;
         use tracing_subscriber::layer::{Layer, SubscriberExt};
         let buffer = Buffer::default();
         let writer = buffer.clone();
-        // As init builds it, the writer aside.
-        let subscriber = tracing_subscriber::registry().with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(move || OneLine {
-                    inner: writer.clone(),
-                    colors: false,
-                })
-                .with_ansi(false)
-                .event_format(JournalFormat)
-                .with_filter(filter(level).and(ClientGone)),
-        );
-        tracing::subscriber::with_default(subscriber, log);
+        let layer = tracing_subscriber::fmt::layer()
+            .with_writer(move || OneLine {
+                inner: writer.clone(),
+                colors: false,
+            })
+            .with_ansi(false)
+            .with_target(false);
+        let filter = filter(level).and(ClientGone);
+        match form {
+            Form::Journal => tracing::subscriber::with_default(
+                tracing_subscriber::registry()
+                    .with(layer.event_format(JournalFormat).with_filter(filter)),
+                log,
+            ),
+            Form::Text => tracing::subscriber::with_default(
+                tracing_subscriber::registry().with(layer.without_time().with_filter(filter)),
+                log,
+            ),
+        }
         String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
+    }
+
+    fn journal_lines(level: LogLevel, log: impl FnOnce()) -> String {
+        lines_in(Form::Journal, level, log)
     }
 
     #[test]
@@ -350,28 +363,11 @@ mod tests {
 
     #[test]
     fn no_span_prefixes_a_line() {
-        use tracing_subscriber::filter::FilterExt;
-        use tracing_subscriber::layer::{Layer, SubscriberExt};
-        let buffer = Buffer::default();
-        let writer = buffer.clone();
-        // The text form, as init builds it, without the time.
-        let subscriber = tracing_subscriber::registry().with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(move || OneLine {
-                    inner: writer.clone(),
-                    colors: false,
-                })
-                .with_ansi(false)
-                .with_target(false)
-                .without_time()
-                .with_filter(filter(LogLevel::Debug).and(ClientGone)),
-        );
-        tracing::subscriber::with_default(subscriber, || {
+        let lines = lines_in(Form::Text, LogLevel::Debug, || {
             let span = tracing::info_span!(target: "rmcp::service", "serve_inner");
             let _entered = span.enter();
             tracing::info!(tool = "list_windows", "call list_windows");
         });
-        let lines = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
         assert_eq!(lines, " INFO call list_windows tool=\"list_windows\"\n");
     }
 
