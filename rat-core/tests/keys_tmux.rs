@@ -42,6 +42,13 @@ impl Drop for Server {
             .args(["-L", &self.socket, "kill-server"])
             .stderr(Stdio::null())
             .status();
+        // tmux 3.3a leaves its socket file behind.
+        let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+        let _ = std::fs::remove_file(
+            Path::new(&dir)
+                .join(format!("tmux-{}", nix::unistd::getuid()))
+                .join(&self.socket),
+        );
     }
 }
 

@@ -25,6 +25,13 @@ impl Drop for Fixture {
             .args(["-L", &self.socket, "kill-server"])
             .stderr(std::process::Stdio::null())
             .status();
+        // tmux 3.3a leaves its socket file behind, and the test ends before tmux-cc removes it.
+        let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+        let _ = std::fs::remove_file(
+            Path::new(&dir)
+                .join(format!("tmux-{}", nix::unistd::getuid()))
+                .join(&self.socket),
+        );
     }
 }
 
