@@ -690,6 +690,14 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
     // At once, not after 50 s: a bound a loaded machine can not reach.
     assert!(started.elapsed() < Duration::from_secs(10));
     insta::assert_snapshot!(shown(&f, &cancelled), @"(message) The wait was cancelled.");
+    assert_eq!(
+        cancelled.log,
+        [
+            ("window", "main".to_owned()),
+            ("max_seconds", "50".to_owned()),
+            ("cancelled", "true".to_owned())
+        ]
+    );
     let waiting = tokio::spawn({
         let t = t.clone();
         async move {

@@ -557,13 +557,20 @@ impl Terminals {
                 .with_log("max_seconds", asked);
             }
         };
+        let cancelled = cancel.clone();
         let result = match self.wait_inner(window, seconds, cancel).await {
             Ok(result) => result,
             Err(fail) => fail.result(),
         };
-        result
+        let result = result
             .with_log("window", window)
-            .with_log("max_seconds", seconds)
+            .with_log("max_seconds", seconds);
+        // A wait the client cancelled reads in the log apart from one that timed out.
+        if cancelled.is_cancelled() {
+            result.with_log("cancelled", true)
+        } else {
+            result
+        }
     }
 
     async fn wait_inner(
