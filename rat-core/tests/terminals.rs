@@ -78,9 +78,7 @@ async fn check_finds_everything_holding() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipeline_failures_come_first() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let done = f.run("s", "main", "false | true").await;
     insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).");
     let list = f.controller.session("s").list_windows().await;
@@ -91,9 +89,7 @@ async fn pipeline_failures_come_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigpipe_is_told_as_usually_normal() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let done = f.run("s", "main", "yes | head -1").await;
     insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 141. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 141 0). Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).");
     // Nothing added for a single command, nor for a pipeline whose last command alone failed.
@@ -105,9 +101,7 @@ async fn sigpipe_is_told_as_usually_normal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_background_job_is_seen_finished_at_once() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let started = Instant::now();
     // The wait (20 s at most) must end at the prompt, long before the job would: a bound far
     // from both, as a loaded machine may take seconds to show the prompt.
@@ -218,9 +212,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mebibyte_paste_arrives_whole() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > big.txt", true))
         .await;
@@ -250,9 +242,7 @@ async fn a_mebibyte_paste_arrives_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inputs_sent_at_once_never_interleave() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     t.send_text(text("main", "stty -echo; cat > mixed.txt", true))
         .await;
@@ -288,9 +278,7 @@ async fn inputs_sent_at_once_never_interleave() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_leaves_copy_mode_first() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     f.tmux(&["copy-mode", "-t", "=s:=main"]);
     assert_eq!(
         f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{pane_in_mode}"])
@@ -406,9 +394,7 @@ async fn vim_is_read_full_screen_with_its_cursor() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_line_is_cut_at_a_character_boundary() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     // One line of 100000 two-byte characters, spanning history and screen once joined.
     let done = f
         .run("s", "main", "clear; printf 'é%.0s' $(seq 100000); echo")
@@ -465,9 +451,7 @@ async fn a_screen_over_the_budget_is_refused_with_its_size() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_server_typed_in_a_terminal_is_a_death() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     let waiting = tokio::spawn({
         let c = f.controller.clone();
@@ -624,9 +608,7 @@ async fn inputs_to_a_missing_session_create_it_and_send_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_inputs_are_refused_and_nothing_is_sent() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     let control = t
         .send_text(text("main", "echo ok\nprintf 'a\x1b[201~'\r", true))
@@ -665,9 +647,7 @@ async fn bad_inputs_are_refused_and_nothing_is_sent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     t.send_text(text("main", "sleep 30", true)).await;
     // Once sleep is in the foreground: before, bash still reads the line (or has forked and
@@ -715,9 +695,7 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wait_answers_soon_after_the_prompt() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     t.send_text(text("main", "sleep 1", true)).await;
     let started = Instant::now();
@@ -753,9 +731,7 @@ async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
 async fn twelve_thousand_keys_are_pressed_in_order() {
     // tmux's parser fails a command of some 9990 arguments or more: the keys go in several
     // send-keys, in order. cat writes 120 lines of 99 letters, each letter its line's number.
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     let out = f.home.path().join("keys.txt");
     t.send_text(text("main", &format!("cat > {}", out.display()), true))
@@ -918,9 +894,7 @@ async fn a_lost_control_connection_is_replaced() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_tmux_would_interpret_are_pressed_as_given() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     // `;` ends a tmux command, `#` starts a comment, `~` and `$` expand, `-` looks like a flag.
     let pressed = t
@@ -942,9 +916,7 @@ async fn keys_tmux_would_interpret_are_pressed_as_given() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_text_sent_while_a_command_runs_is_waited_for() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     // Long enough that the poll below can not miss it on a loaded machine.
     t.send_text(text("main", "sleep 3", true)).await;
@@ -963,9 +935,7 @@ async fn a_text_sent_while_a_command_runs_is_waited_for() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hook_leaves_the_shell_as_it_was() {
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     // A job outliving the test: finished, bash would announce it and forget its pid.
     f.run("s", "main", "sleep 60 & false").await;
     // $? and $! are the agent's, job control stays on, and bash announces no job of rat's.
@@ -986,9 +956,7 @@ async fn the_hook_leaves_the_shell_as_it_was() {
 async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
     // bash runs PROMPT_COMMAND while the typed-ahead line waits, and the script then shows as
     // bash in the foreground: the wait must end with the script, not at the prompt before it.
-    let f = start(Home::default()).await;
-    f.controller.check_terminals().await;
-    f.ready("s", "main").await;
+    let f = start_ready().await;
     let t = f.controller.session("s");
     // Long enough that the poll below can not miss it on a loaded machine.
     t.send_text(text("main", "sleep 3", true)).await;

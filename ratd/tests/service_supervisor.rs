@@ -19,14 +19,7 @@ fn kill_tmux(ratd: &Daemon) -> u32 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_tmux_server_is_restarted_with_a_fresh_main() {
-    let home = tempfile::tempdir().unwrap();
-    let mut ratd = Daemon::spawn_with(&[], |command| {
-        command
-            .env("HOME", home.path())
-            .stderr(std::process::Stdio::piped());
-        Box::new(std::io::empty())
-    });
-    ratd = ratd.with_piped_stderr();
+    let mut ratd = Daemon::spawn(&[]);
     ratd.wait_serving();
     let client = ratd.mcp("alice").await;
     let (text, is_error) = call(&client, "create_window", json!({"name": "build"})).await;
@@ -76,14 +69,7 @@ async fn a_killed_tmux_server_is_restarted_with_a_fresh_main() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dying_five_times_within_five_minutes_stops_ratd_with_an_error() {
-    let home = tempfile::tempdir().unwrap();
-    let mut ratd = Daemon::spawn_with(&[], |command| {
-        command
-            .env("HOME", home.path())
-            .stderr(std::process::Stdio::piped());
-        Box::new(std::io::empty())
-    });
-    ratd = ratd.with_piped_stderr();
+    let mut ratd = Daemon::spawn(&[]);
     ratd.wait_serving();
     for kills in 1..=5 {
         // Still running after each of the first four deaths (it restarted the server).
@@ -123,14 +109,7 @@ async fn stopped_as_a_service_tmux_exiting_with_the_door_is_no_death_nor_warning
     // systemd's KillMode=control-group: SIGTERM to every process of the service at once; tmux
     // may exit before ratd handles its own (then the supervisor sees it first), or after.
     for tmux_first_by in [Duration::ZERO, Duration::from_millis(300)] {
-        let home = tempfile::tempdir().unwrap();
-        let mut ratd = Daemon::spawn_with(&[], |command| {
-            command
-                .env("HOME", home.path())
-                .stderr(std::process::Stdio::piped());
-            Box::new(std::io::empty())
-        });
-        ratd = ratd.with_piped_stderr();
+        let mut ratd = Daemon::spawn(&[]);
         ratd.wait_serving();
         let tmux = tmux_server_pid(&ratd.guard.socket).expect("the tmux server runs");
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(tmux as i32), Signal::SIGTERM).unwrap();
@@ -188,14 +167,7 @@ async fn stopped_as_a_service_tmux_exiting_with_the_door_is_no_death_nor_warning
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_failed_restart_counts_as_a_death_and_is_tried_again() {
-    let home = tempfile::tempdir().unwrap();
-    let mut ratd = Daemon::spawn_with(&[], |command| {
-        command
-            .env("HOME", home.path())
-            .stderr(std::process::Stdio::piped());
-        Box::new(std::io::empty())
-    });
-    ratd = ratd.with_piped_stderr();
+    let mut ratd = Daemon::spawn(&[]);
     ratd.wait_serving();
     let client = ratd.mcp("alice").await;
     // A stray server takes the socket before the restart (a command racing a crash): ratd is
@@ -223,7 +195,7 @@ async fn a_failed_restart_counts_as_a_death_and_is_tried_again() {
             "-s",
             "stray",
         ])
-        .env("HOME", home.path())
+        .env("HOME", ratd.home.path())
         .status()
         .unwrap();
     assert!(stray.success());

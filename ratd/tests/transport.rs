@@ -216,12 +216,7 @@ async fn a_body_over_4_mib_is_413() {
         body.push_str(&"a".repeat(size - prefix.len() - suffix.len()));
         body.push_str(suffix);
         assert_eq!(body.len(), size);
-        http.post(served.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body)
-            .send()
+        served.post(&http, body).send()
     };
     let mut answers = Vec::new();
     for size in [4 * 1024 * 1024 + 1, 16 * 1024 * 1024] {
@@ -245,15 +240,7 @@ async fn a_body_over_4_mib_is_413() {
     let content_len = 4 * 1024 * 1024 - prefix.len() - suffix.len();
     let body = format!("{prefix}{}{suffix}", "b".repeat(content_len));
     assert_eq!(body.len(), 4 * 1024 * 1024);
-    let at_limit = http
-        .post(served.url())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body)
-        .send()
-        .await
-        .expect("answered");
+    let at_limit = served.post(&http, body).send().await.expect("answered");
     assert_eq!(at_limit.status(), 200);
     let answer: serde_json::Value = at_limit.json().await.unwrap();
     assert_eq!(answer["result"]["isError"], false, "{answer}");
@@ -615,15 +602,7 @@ async fn params_not_of_the_method_are_invalid_params() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[]}"#,
         r#"{"jsonrpc":"2.0","id":4,"method":"no/such","params":{}}"#,
     ] {
-        let response = http
-            .post(served.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body)
-            .send()
-            .await
-            .expect("answered");
+        let response = served.post(&http, body).send().await.expect("answered");
         answers.push(format!(
             "{} {}",
             response.status().as_u16(),

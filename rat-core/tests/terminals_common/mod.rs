@@ -26,13 +26,17 @@ impl Drop for Fixture {
             .stderr(std::process::Stdio::null())
             .status();
         // tmux 3.3a leaves its socket file behind, and the test ends before tmux-cc removes it.
-        let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-        let _ = std::fs::remove_file(
-            Path::new(&dir)
-                .join(format!("tmux-{}", nix::unistd::getuid()))
-                .join(&self.socket),
-        );
+        let _ = std::fs::remove_file(socket_file(&self.socket));
     }
+}
+
+/// The socket file of tmux's server `socket` (`tmux -L`), where tmux puts it: in
+/// `$TMUX_TMPDIR` (or `/tmp`), in `tmux-UID`.
+pub fn socket_file(socket: &str) -> PathBuf {
+    let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
+    Path::new(&dir)
+        .join(format!("tmux-{}", nix::unistd::getuid()))
+        .join(socket)
 }
 
 /// What a test's home directory holds before the controller starts.
@@ -51,6 +55,15 @@ pub fn tenant() -> String {
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// A fixture with the default home, its terminals checked, and `main` of session `s` at its
+/// prompt: where most tests start.
+pub async fn start_ready() -> Fixture {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    f
 }
 
 pub async fn start(home: Home<'_>) -> Fixture {

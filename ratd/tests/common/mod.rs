@@ -140,6 +140,20 @@ impl Served {
         http_client(self.bundle.client_tls(client))
     }
 
+    /// A POST of a JSON-RPC `body` to /mcp through `http` (one of [`Served::http`]), with the
+    /// headers of protocol 2025-11-25 (no initialize needed by a stateless ratd).
+    pub fn post(
+        &self,
+        http: &reqwest::Client,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::RequestBuilder {
+        http.post(self.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body)
+    }
+
     /// rmcp's client for `client`, initialized with protocol `version`.
     pub async fn mcp(&self, client: &str) -> RunningService<RoleClient, ClientConfig> {
         self.mcp_version(client, ProtocolVersion::V_2025_11_25)
