@@ -257,11 +257,11 @@ fn call_line(tool: &str, log: &[(&'static str, String)]) -> String {
         // A value refused for its size (a window name of 100 KB) is not kept whole.
         let cut;
         let value = if value.len() > MAX_LOGGED {
-            let mut end = MAX_LOGGED;
-            while !value.is_char_boundary(end) {
-                end -= 1;
-            }
-            cut = format!("{}... ({} bytes)", &value[..end], value.len());
+            cut = format!(
+                "{}... ({} bytes)",
+                crate::service::logs::head(value, MAX_LOGGED),
+                value.len()
+            );
             &cut
         } else {
             value

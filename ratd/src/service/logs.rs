@@ -180,12 +180,8 @@ impl<W: std::io::Write> std::io::Write for OneLine<W> {
             }
         }
         if line.len() > MAX_LINE {
-            let mut end = MAX_LINE;
-            while !line.is_char_boundary(end) {
-                end -= 1;
-            }
             let total = line.len();
-            line.truncate(end);
+            line.truncate(head(&line, MAX_LINE).len());
             line.push_str(&format!("... (line cut: {total} bytes)"));
         }
         line.push('\n');
@@ -196,6 +192,15 @@ impl<W: std::io::Write> std::io::Write for OneLine<W> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// The longest start of `text` of at most `max` bytes that ends on a character boundary.
+pub(crate) fn head(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// rmcp's errors that only say a client went away before its answer: an agent cancelling a

@@ -140,6 +140,12 @@ struct Tapped<B> {
     read: u64,
 }
 
+/// The tapped body, for the [`Tap`] rmcp reads or the [`MethodSeen`] kept by ratd: a panic
+/// while it was held leaves nothing half-updated worth refusing.
+fn lock<B>(shared: &Mutex<Tapped<B>>) -> std::sync::MutexGuard<'_, Tapped<B>> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl<B> Tap<B> {
     /// `inner`, and the handle to read its method from once rmcp read it.
     pub fn new(inner: B) -> (Self, MethodSeen<B>) {
@@ -164,13 +170,7 @@ impl<B> MethodSeen<B> {
     /// The method, or `-` when the body held none (a GET, a body rmcp refused unread, not
     /// JSON-RPC).
     pub fn method(&self) -> String {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .scanner
-            .method()
-            .unwrap_or("-")
-            .to_owned()
+        lock(&self.0).scanner.method().unwrap_or("-").to_owned()
     }
 }
 
@@ -188,7 +188,7 @@ impl<B: Body<Data = Bytes> + Unpin> MethodSeen<B> {
         loop {
             // Some(true): the end; Some(false): too much or a failure; None: a piece read.
             let piece = std::future::poll_fn(|cx| {
-                let mut tapped = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                let mut tapped = lock(&self.0);
                 if tapped.read > most {
                     return Poll::Ready(Some(false));
                 }
@@ -219,7 +219,7 @@ impl<B: Body<Data = Bytes> + Unpin> Body for Tap<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let mut tapped = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tapped = lock(&self.shared);
         let tapped = &mut *tapped;
         let poll = Pin::new(&mut tapped.body).poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &poll
@@ -232,19 +232,11 @@ impl<B: Body<Data = Bytes> + Unpin> Body for Tap<B> {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .body
-            .is_end_stream()
+        lock(&self.shared).body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .body
-            .size_hint()
+        lock(&self.shared).body.size_hint()
     }
 }
 
