@@ -470,7 +470,7 @@ async fn kill_server_typed_in_a_terminal_is_a_death() {
     let (header, main) = fresh.text.split_once('\n').unwrap();
     assert_eq!(
         header,
-        "[your terminals did not exist: a fresh main was just created]"
+        "[your terminals were restarted, every window and what ran in it gone: a fresh main was just created]"
     );
     assert!(
         f.redact(main).starts_with("main: bash in ~, active Ns ago"),
@@ -602,7 +602,7 @@ async fn inputs_to_a_missing_session_create_it_and_send_nothing() {
     let waited = x
         .wait_window(wait("main", 20), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: bash is at its prompt (Ns ago), ready for input.");
+    insta::assert_snapshot!(shown(&f, &waited), @"(ok) [your terminals did not exist: a fresh main was just created] main: bash is at its prompt (Ns ago), ready for input.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -998,4 +998,112 @@ async fn a_check_that_could_not_run_is_told_as_such() {
         .wait_window(wait("main", 5), CancellationToken::new())
         .await;
     insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals, as it can not tell when a command finishes: rat could not check them at its start (bash startup files blocking or too slow), so it does not rely on recorded prompts. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_tmux_never_does_what_it_was_told_not_done_nor_enter_without_its_text() {
+    let f = start(Home {
+        command_timeout: Some(Duration::from_millis(1500)),
+        ..Home::default()
+    })
+    .await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.create_window(CreateWindow { name: "w2".into() }).await;
+    f.ready("s", "w2").await;
+    // A line typed, not run: an Enter arriving without its own text would run it.
+    t.send_text(text("main", "echo TYPED-BEFORE", false)).await;
+    f.read_until("s", "main", 0, |s| s.ends_with("echo TYPED-BEFORE"))
+        .await;
+    let pid = nix::unistd::Pid::from_raw(f.controller.server_pid() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+    let sent = t.send_text(text("main", "; echo PASTED-LATE", true)).await;
+    let pressed = t.send_keys(keys("w2", &["C-c"])).await;
+    let closed = t.close_window(CloseWindow { name: "w2".into() }).await;
+    let listed = t.list_windows().await;
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).unwrap();
+    let may = |look: &str| {
+        format!(
+            "(failed) The terminals did not answer in time (tmux stopped or overloaded): this call did not complete, but what it sent may still take effect once tmux answers. Before retrying, {look}."
+        )
+    };
+    // An input first asks tmux which pane the window shows: unanswered, nothing was written.
+    let nothing_sent = "(failed) The terminals did not answer in time: retrying may work.";
+    assert_eq!(shown(&f, &sent), nothing_sent);
+    assert_eq!(shown(&f, &pressed), nothing_sent);
+    assert_eq!(
+        shown(&f, &closed),
+        may("list_windows shows whether it is still there")
+    );
+    assert_eq!(
+        shown(&f, &listed),
+        "(failed) The terminals did not answer in time: retrying may work."
+    );
+    // Once tmux answers again, the connection is aligned: replies match their commands.
+    let list = t.list_windows().await;
+    assert!(!list.outcome.is_error(), "{}", list.text);
+    // The window closed once tmux read the kill-window it had been sent, as told it may.
+    assert!(!list.text.contains("w2:"), "{}", list.text);
+    // Neither the text nor an Enter arrived: the line typed before stays unrun.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let screen = t.read_window(read("main", 0)).await;
+    let ran: Vec<&str> = screen
+        .text
+        .lines()
+        .filter(|l| *l == "TYPED-BEFORE" || l.contains("PASTED-LATE") && !l.starts_with('$'))
+        .collect();
+    assert!(ran.is_empty(), "{}", screen.text);
+    assert!(
+        screen.text.lines().last() == Some("$ echo TYPED-BEFORE"),
+        "{}",
+        screen.text
+    );
+    // Nothing in flight any more: the pane waits for input, and a new command runs and ends.
+    t.send_keys(keys("main", &["C-u"])).await;
+    let done = f.run("s", "main", "(exit 9)").await;
+    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 9.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_created_again_tells_why() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    // exit in the last window: the session ends with it.
+    t.send_text(text("main", "exit", true)).await;
+    eventually("the session ended", || {
+        !f.tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .any(|s| s == "s")
+    })
+    .await;
+    let list = t.list_windows().await;
+    let header = list.text.lines().next().unwrap();
+    assert_eq!(
+        header,
+        "[your last window had closed, its directory and environment gone: a fresh main was just created]"
+    );
+    let screen = f.read_until("s", "main", 0, |s| s.ends_with('$')).await;
+    assert!(!screen.text.starts_with('['), "{}", screen.text);
+    // A ratd started again on the same tenant (the same home): its clients' terminals were
+    // restarted, told apart from a client that never had any.
+    let config = f.controller.config().clone();
+    f.controller.stop().await.unwrap();
+    let again = rat_core::terminals::Controller::start(config)
+        .await
+        .expect("starts again");
+    let back = again.session("s").list_windows().await;
+    assert_eq!(
+        back.text.lines().next().unwrap(),
+        "[your terminals were restarted, every window and what ran in it gone: a fresh main was just created]"
+    );
+    let newcomer = again.session("n").read_window(read("main", 0)).await;
+    assert!(
+        newcomer
+            .text
+            .starts_with("[your terminals did not exist: a fresh main was just created]"),
+        "{}",
+        newcomer.text
+    );
+    again.stop().await.unwrap();
 }

@@ -464,6 +464,114 @@ async fn a_paste_then_enter_runs_at_a_prompt() {
 }
 
 #[tokio::test]
+async fn a_paste_cut_short_by_a_stopped_tmux_never_presses_its_keys_alone() {
+    // tmux stopped (SIGSTOP) reads what was written once it resumes: a paste whose call gave
+    // up meanwhile (its file removed) must not press the Enter after it, which would run what
+    // was typed on the line before. Repeated: the stop can land anywhere in the input.
+    let env = env("frozen").await;
+    let mut new = NewSession::new("b");
+    new.command = vec![
+        b"bash".to_vec(),
+        b"--norc".to_vec(),
+        b"--noprofile".to_vec(),
+    ];
+    new.environment = vec![("PS1".into(), b"$ ".to_vec())];
+    env.client.new_session(&new).await.unwrap();
+    wait_capture(&env.client, "=b:", &Capture::default(), |s| {
+        s.starts_with('$')
+    })
+    .await;
+    let pid = nix::unistd::Pid::from_raw(env.server.pid() as i32);
+    let quick = env.client.with_timeout(Duration::from_millis(300));
+    for round in 0..5 {
+        let typed = format!("echo typed-before-{round}");
+        env.client
+            .run(&send_literal("=b:", typed.as_bytes()))
+            .await
+            .unwrap();
+        wait_capture(&env.client, "=b:", &Capture::default(), |s| {
+            s.trim_end().ends_with(&typed)
+        })
+        .await;
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+        let err = quick
+            .paste(
+                "=b:",
+                b" ; echo pasted-late",
+                &[leave_modes("=b:")],
+                &[send_keys("=b:", &["Enter"])],
+            )
+            .await
+            .unwrap_err();
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).unwrap();
+        assert!(matches!(err, Error::Timeout { .. }), "{err}");
+        // Everything written meanwhile has been read once a later command is answered.
+        let screen = env
+            .client
+            .capture("=b:", &Capture::default())
+            .await
+            .unwrap();
+        let screen = String::from_utf8_lossy(&screen).into_owned();
+        let ran = screen
+            .lines()
+            .any(|l| l.starts_with("typed-before") || l.starts_with("pasted-late"));
+        assert!(
+            !ran,
+            "round {round}: an Enter arrived without its text:\n{screen}"
+        );
+        assert!(
+            screen.trim_end().ends_with(&typed),
+            "round {round}: the text arrived after its call gave up:\n{screen}"
+        );
+        env.client.send_keys("=b:", &["C-u"]).await.unwrap();
+    }
+    // No buffer holding the text was left behind.
+    let buffers = env
+        .client
+        .run(&Command::new("list-buffers").args(["-F", "#{buffer_name}"]))
+        .await
+        .unwrap();
+    assert_eq!(buffers, Vec::<Vec<u8>>::new());
+    check_window_size(&env).await;
+}
+
+#[tokio::test]
+async fn a_group_stops_at_its_first_failure() {
+    let env = env("group").await;
+    env.client.new_session(&NewSession::new("g")).await.unwrap();
+    let replies = env
+        .client
+        .group(&[
+            Command::new("display-message").args(["-p", "one"]),
+            Command::new("display-message").args(["-p", "-t", "=nosuch", "two"]),
+            Command::new("set-option").args(["-g", "@ran", "yes"]),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(replies.len(), 2);
+    assert_eq!(replies[0].lines, vec![b"one".to_vec()]);
+    assert!(!replies[1].success);
+    // The command after the failure never ran, and the next reply is the next command's.
+    let ran = env
+        .client
+        .option(OptionScope::GlobalSession, "@ran")
+        .await
+        .unwrap();
+    assert_eq!(ran, None);
+    let all = env
+        .client
+        .group(&[
+            Command::new("display-message").args(["-p", "a"]),
+            Command::new("display-message").args(["-p", "b"]),
+        ])
+        .await
+        .unwrap();
+    let lines: Vec<_> = all.iter().map(|r| r.lines.clone()).collect();
+    assert_eq!(lines, vec![vec![b"a".to_vec()], vec![b"b".to_vec()]]);
+    check_window_size(&env).await;
+}
+
+#[tokio::test]
 async fn a_failed_paste_deletes_its_buffer_and_says_why() {
     let env = env("pastefail").await;
     env.client.new_session(&NewSession::new("f")).await.unwrap();

@@ -15,7 +15,7 @@ use super::check::TerminalCheck;
 use super::hook::{HookDir, parse_bash_version, shell_quote};
 use super::names::is_valid_name;
 use super::prompts::Prompts;
-use super::texts;
+use super::texts::{self, Origin};
 use super::window::{WindowInfo, parse_window, window_format};
 use crate::tools::{ReadBudget, ToolResult};
 
@@ -171,6 +171,79 @@ pub(crate) struct Inner {
     pub create_lock: tokio::sync::Mutex<()>,
     /// Held while a lost control connection is replaced.
     pub reconnect: tokio::sync::Mutex<()>,
+    /// The sessions created, to tell why one is created again (see [`Sessions`]).
+    pub sessions: std::sync::Mutex<Sessions>,
+}
+
+/// The sessions of the tenant's clients, to tell a client whose session is created again why
+/// (its last window closed, or the terminals restarted) from one whose terminals never
+/// existed. Those of earlier runs of ratd are kept in a small state file of the tenant
+/// (`~/.local/state/rat/TENANT.sessions` in the terminals' home): one name a line.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    /// Created on the current tmux server.
+    here: std::collections::HashSet<String>,
+    /// Created on an earlier server (a restart) or by an earlier ratd, not created again yet.
+    before: std::collections::HashSet<String>,
+    /// The state file, when there is a home to keep it in.
+    file: Option<PathBuf>,
+}
+
+impl Sessions {
+    fn load(config: &ControllerConfig) -> Sessions {
+        let file = config
+            .home
+            .join(".local/state/rat")
+            .join(format!("{}.sessions", config.tenant));
+        let before = std::fs::read_to_string(&file)
+            .map(|text| {
+                text.lines()
+                    .filter(|l| is_valid_name(l))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Sessions {
+            here: Default::default(),
+            before,
+            file: Some(file),
+        }
+    }
+
+    /// `session` was just created: why it had to be.
+    fn created(&mut self, session: &str) -> Origin {
+        let origin = if self.here.contains(session) {
+            Origin::LastClosed
+        } else if self.before.remove(session) {
+            Origin::Restarted
+        } else {
+            Origin::New
+        };
+        if self.here.insert(session.to_string()) && origin == Origin::New {
+            self.save();
+        }
+        origin
+    }
+
+    /// The server was replaced: its sessions are from before.
+    fn restarted(&mut self) {
+        let here = std::mem::take(&mut self.here);
+        self.before.extend(here);
+    }
+
+    fn save(&self) {
+        let Some(file) = &self.file else { return };
+        let mut names: Vec<&String> = self.here.iter().chain(&self.before).collect();
+        names.sort();
+        names.dedup();
+        let text: String = names.iter().map(|n| format!("{n}\n")).collect();
+        if let Some(dir) = file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = std::fs::write(file, text) {
+            tracing::debug!(error = %e, file = %file.display(), "could not keep the sessions' state file");
+        }
+    }
 }
 
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
@@ -247,6 +320,7 @@ impl Controller {
         })?;
         check_bash(&bash).await?;
         let live = start_live(&config, &tmux, &bash).await?;
+        let config_copy = config.clone();
         Ok(Controller {
             inner: Arc::new(Inner {
                 config,
@@ -258,6 +332,7 @@ impl Controller {
                 check: RwLock::new(TerminalCheck::all_holding()),
                 create_lock: tokio::sync::Mutex::new(()),
                 reconnect: tokio::sync::Mutex::new(()),
+                sessions: std::sync::Mutex::new(Sessions::load(&config_copy)),
             }),
         })
     }
@@ -303,6 +378,11 @@ impl Controller {
         }
         let live = start_live(&self.inner.config, &self.inner.tmux, &self.inner.bash).await?;
         *self.inner.live.write().unwrap_or_else(|e| e.into_inner()) = live;
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .restarted();
         self.inner.restarting.store(false, Ordering::SeqCst);
         Ok(())
     }
@@ -698,8 +778,9 @@ impl Inner {
     }
 
     /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
-    /// whether this call created it: a concurrent creation is not an error.
-    pub(crate) async fn create_session(&self, session: &str) -> Result<bool, Fail> {
+    /// whether this call created it, and why it had to (`None`: created concurrently, not an
+    /// error).
+    pub(crate) async fn create_session(&self, session: &str) -> Result<Option<Origin>, Fail> {
         let (w, h) = TERMINAL_SIZE;
         let home = self.config.home.to_string_lossy().into_owned();
         let replies = self
@@ -728,10 +809,15 @@ impl Inner {
             ])
             .await?;
         if replies[0].success {
-            return Ok(true);
+            let origin = self
+                .sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .created(session);
+            return Ok(Some(origin));
         }
         if self.has_session(session).await? {
-            return Ok(false);
+            return Ok(None);
         }
         Err(Fail::Internal(format!(
             "new-session failed: {}",

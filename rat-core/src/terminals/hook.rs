@@ -29,9 +29,11 @@
 //!   background (`sleep 3 &`) leaves `PIPESTATUS` as it was: `$!` changed across the command
 //!   with `PIPESTATUS` unchanged, or `PIPESTATUS` disagreeing with `$?` (`! false`, `if false`,
 //!   a failure under `pipefail`), tell only `$?` (0 for a job started).
-//! - **Telling ratd.** One line written with bash's builtin `printf` into a FIFO ratd holds
-//!   open read-write (so it never blocks on open, ratd gone or not): no process forked, no tmux
-//!   client. ratd reads it at once: waits are event-driven.
+//! - **Telling ratd.** One line written with bash's builtin `printf` over the pane's file in
+//!   the hook directory (`out/PANE`, replaced whole at each prompt: only the last prompt
+//!   matters, so nothing accumulates): no process forked, no tmux client, and a regular file
+//!   never blocks the prompt, ratd stopped (SIGSTOP) or gone. ratd watches the directory
+//!   (inotify) and reads the file as soon as it is closed: waits are event-driven.
 //!
 //! Nothing is printed but `ESC[?2004h` (bracketed paste announced, as readline would). `${VAR-}`
 //! everywhere, so that `set -u` in a startup file breaks nothing.
@@ -77,27 +79,29 @@ __rat_hook() {
     else __rat_st=$__rat_p; fi
   fi
   __rat_n=$n; __rat_lp=$__rat_p; __rat_bang=${!:-0}
-  if [ -n "${TMUX_PANE-}" ] && [ -p "$__rat_dir/prompts" ]; then
+  if [ -n "${TMUX_PANE-}" ] && [ -d "$__rat_dir/out" ]; then
     for i in 1 2 3 4 5 6 7 8 9 10; do
       read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
       [ "$a" = "$b" ] && break
       read -r -t 0.002 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
     if ! read -t 0 2>/dev/null; then
-      printf 'R %s %s %s %s %s\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" 1<>"$__rat_dir/prompts" 2>/dev/null
+      printf 'R %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
 }
-if [ "${#PROMPT_COMMAND[@]}" -gt 1 ]; then
+if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
 else
   PROMPT_COMMAND=$__rat_entry${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}
 fi
 "#;
 
-/// The start-up file for the hook directory `dir`.
-pub(crate) fn rc(dir: &Path) -> String {
+/// The start-up file of the terminals for the hook directory `dir` (see the module's doc for
+/// what it does, and [`HookDir`] for what the directory holds). Public for the benchmarks,
+/// which time the hook alone.
+pub fn rc(dir: &Path) -> String {
     RC.replace("@DIR@", &shell_quote(&dir.to_string_lossy()))
 }
 
@@ -113,7 +117,8 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT`.
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT E` (the final `E`
+/// tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The pane's number (`%3` is 3).
@@ -149,7 +154,7 @@ impl Record {
                     .filter(|l| !l.is_empty())?,
             ),
         };
-        if fields.next().is_some() {
+        if fields.next()? != "E" || fields.next().is_some() {
             return None;
         }
         Some(Record {
@@ -162,9 +167,10 @@ impl Record {
     }
 }
 
-/// The hook's private directory (mode 0700, removed on drop): `rc`, the FIFO `prompts` that ratd
-/// reads, the FIFO `sleep` (never written: the hook's short waits, without a process), and
-/// `in/PANE`, each pane's `STARTED REPLIED` input numbers.
+/// The hook's private directory (mode 0700, removed on drop): `rc`, `out/PANE` (each pane's
+/// last prompt, written by its hook, read by ratd), `in/PANE` (each pane's `STARTED REPLIED`
+/// input numbers, written by ratd, read by the hook), and the FIFO `sleep` (never written: the
+/// hook's short waits, without a process).
 #[derive(Debug)]
 pub(crate) struct HookDir {
     path: PathBuf,
@@ -204,13 +210,13 @@ impl HookDir {
     }
 
     fn fill(&self) -> std::io::Result<()> {
-        for fifo in ["prompts", "sleep"] {
-            nix::unistd::mkfifo(&self.path.join(fifo), nix::sys::stat::Mode::S_IRWXU)
-                .map_err(std::io::Error::from)?;
+        nix::unistd::mkfifo(&self.path.join("sleep"), nix::sys::stat::Mode::S_IRWXU)
+            .map_err(std::io::Error::from)?;
+        for dir in ["in", "out"] {
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(self.path.join(dir))?;
         }
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(self.path.join("in"))?;
         write_private(&self.rc_path(), rc(&self.path).as_bytes())
     }
 
@@ -219,9 +225,9 @@ impl HookDir {
         self.path.join("rc")
     }
 
-    /// The FIFO the hook writes its records to.
-    pub(crate) fn prompts_path(&self) -> PathBuf {
-        self.path.join("prompts")
+    /// The directory of the hook's records, one file a pane.
+    pub(crate) fn out_path(&self) -> PathBuf {
+        self.path.join("out")
     }
 
     /// Records pane `pane`'s input numbers, replacing the file whole (a rename), so that the
@@ -297,7 +303,7 @@ mod tests {
     #[test]
     fn records() {
         assert_eq!(
-            Record::parse("R 3 12 1700000005 1700000004 1,0"),
+            Record::parse("R 3 12 1700000005 1700000004 1,0 E"),
             Some(Record {
                 pane: 3,
                 covers: 12,
@@ -307,11 +313,11 @@ mod tests {
             })
         );
         assert_eq!(
-            Record::parse("R 0 0 5 5 -").map(|r| r.exit),
+            Record::parse("R 0 0 5 5 - E").map(|r| r.exit),
             Some(Exit::Started)
         );
         assert_eq!(
-            Record::parse("R 0 0 5 5 ?").map(|r| r.exit),
+            Record::parse("R 0 0 5 5 ? E").map(|r| r.exit),
             Some(Exit::Unknown)
         );
         for bad in [

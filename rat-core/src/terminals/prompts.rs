@@ -10,13 +10,22 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
 use super::hook::{HookDir, Record};
 
-/// The most a terminal's record line may hold; longer lines are not rat's and are dropped.
+/// The most a terminal's record may hold; longer files are not rat's and are dropped.
 const MAX_RECORD: usize = 4096;
+
+/// The inotify instance, for tokio's readiness.
+struct Watch(nix::sys::inotify::Inotify);
+
+impl std::os::fd::AsRawFd for Watch {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsFd;
+        self.0.as_fd().as_raw_fd()
+    }
+}
 
 /// One pane's inputs and last prompt.
 #[derive(Debug, Default, Clone)]
@@ -69,52 +78,78 @@ impl Prompts {
         })
     }
 
-    /// Starts reading the hooks' FIFO, until this state is dropped. The FIFO is opened read and
-    /// write: a writer never blocks opening it, and it never reads an end of file. Its pipe is
-    /// enlarged to 1 MiB where the system allows, so that a stopped ratd (SIGSTOP) lets bash
-    /// show some ten thousand prompts before a record would wait.
+    /// Starts watching the hooks' records (inotify on `out/`), until this state is dropped:
+    /// a file closed after writing is read at once. A record read while bash writes the next
+    /// one is incomplete (no final `E`) and dropped: that write's close is seen next.
     pub(crate) fn start_reading(self: &Arc<Self>) -> std::io::Result<()> {
-        let receiver = tokio::net::unix::pipe::OpenOptions::new()
-            .read_write(true)
-            .open_receiver(self.dir.prompts_path())?;
-        {
-            use std::os::fd::AsFd;
-            let _ = nix::fcntl::fcntl(
-                receiver.as_fd(),
-                nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20),
-            );
-        }
+        use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+        let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC)
+            .map_err(std::io::Error::from)?;
+        let out = self.dir.out_path();
+        inotify
+            .add_watch(
+                &out,
+                AddWatchFlags::IN_CLOSE_WRITE | AddWatchFlags::IN_MOVED_TO,
+            )
+            .map_err(std::io::Error::from)?;
+        // Deprecated for wrappers that could close the fd while registered; Watch owns the
+        // inotify instance for the AsyncFd's whole life (the safe alternative is unsafe).
+        #[allow(deprecated)]
+        let fd = tokio::io::unix::AsyncFd::new(Watch(inotify))?;
         let prompts = Arc::downgrade(self);
         let stop = self.stop.clone();
         tokio::spawn(async move {
-            let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, receiver);
-            let mut line = Vec::new();
             loop {
-                line.clear();
-                let read = tokio::select! {
+                let ready = tokio::select! {
                     _ = stop.cancelled() => return,
-                    read = reader.read_until(b'\n', &mut line) => read,
+                    ready = fd.readable() => ready,
                 };
-                match read {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {}
-                }
-                if line.len() > MAX_RECORD {
-                    continue;
-                }
-                let text = String::from_utf8_lossy(&line);
+                let Ok(mut guard) = ready else { return };
+                let events = match guard.get_inner().0.read_events() {
+                    Ok(events) => events,
+                    Err(nix::errno::Errno::EAGAIN) => {
+                        guard.clear_ready();
+                        continue;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading the prompt hook's records failed");
+                        return;
+                    }
+                };
                 let Some(prompts) = prompts.upgrade() else {
                     return;
                 };
-                match Record::parse(text.trim_end_matches('\n')) {
-                    Some(record) => prompts.record(record),
-                    None => {
-                        tracing::debug!(line = %text.trim_end(), "not a prompt record of rat's hook")
-                    }
+                let overflow = events
+                    .iter()
+                    .any(|e| e.mask.contains(AddWatchFlags::IN_Q_OVERFLOW));
+                let names: Vec<std::ffi::OsString> = if overflow {
+                    std::fs::read_dir(&out)
+                        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                        .unwrap_or_default()
+                } else {
+                    events.into_iter().filter_map(|e| e.name).collect()
+                };
+                for name in names {
+                    prompts.read_record(&out.join(name));
                 }
             }
         });
         Ok(())
+    }
+
+    /// Reads one pane's record file.
+    fn read_record(&self, path: &std::path::Path) {
+        let Ok(bytes) = std::fs::read(path) else {
+            return;
+        };
+        if bytes.len() > MAX_RECORD {
+            return;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        match Record::parse(text.trim_end_matches('\n')) {
+            Some(record) => self.record(record),
+            None => tracing::trace!(line = %text.trim_end(), "not a whole prompt record"),
+        }
     }
 
     /// Takes a record in.
@@ -127,7 +162,7 @@ impl Prompts {
             if pane
                 .prompt
                 .as_ref()
-                .is_some_and(|p| p.covers > record.covers)
+                .is_some_and(|p| p.covers > record.covers || *p == record)
             {
                 return;
             }

@@ -9,7 +9,7 @@
 //!   start, at a character boundary (a line of 100000 characters spans history and screen once
 //!   joined); the screen is never cut: a screen over the budget is refused, telling its size.
 
-use super::texts::CREATED_HEADER;
+use super::texts::{Origin, created_header_short};
 use crate::tools::ReadBudget;
 
 /// What a capture of a window gave, before the budget applies.
@@ -55,10 +55,10 @@ fn header_line(parts: &[String]) -> String {
 }
 
 /// The header parts that do not depend on a cut.
-fn fixed_parts(created: bool, c: &Capture) -> Vec<String> {
+fn fixed_parts(created: Option<Origin>, c: &Capture) -> Vec<String> {
     let mut parts = Vec::new();
-    if created {
-        parts.push(CREATED_HEADER.to_string());
+    if let Some(origin) = created {
+        parts.push(created_header_short(origin).to_string());
     }
     if c.alternate {
         parts.push(match c.cursor {
@@ -77,7 +77,7 @@ fn fixed_parts(created: bool, c: &Capture) -> Vec<String> {
 /// The text of `read_window` for a capture, or the screen's size when the budget can not hold
 /// it. `created`: the call created the session.
 pub(crate) fn render(
-    created: bool,
+    created: Option<Origin>,
     c: &Capture,
     budget: ReadBudget,
 ) -> Result<String, ScreenTooLarge> {
@@ -143,16 +143,16 @@ mod tests {
     fn headers() {
         let b = ReadBudget::DEFAULT;
         assert_eq!(
-            render(false, &normal(0, 0, "$ ls", "$ ls"), b).unwrap(),
+            render(None, &normal(0, 0, "$ ls", "$ ls"), b).unwrap(),
             "$ ls"
         );
         assert_eq!(
-            render(false, &normal(5, 2, "$", "a\nb\n$"), b).unwrap(),
+            render(None, &normal(5, 2, "$", "a\nb\n$"), b).unwrap(),
             "[2 rows of history]\na\nb\n$"
         );
         assert_eq!(
-            render(true, &normal(0, 0, "$", "$"), b).unwrap(),
-            format!("[{CREATED_HEADER}]\n$")
+            render(Some(Origin::New), &normal(0, 0, "$", "$"), b).unwrap(),
+            "[your terminals did not exist: a fresh main was just created]\n$"
         );
         let full = Capture {
             alternate: true,
@@ -163,7 +163,7 @@ mod tests {
             content: "x".into(),
         };
         assert_eq!(
-            render(false, &full, b).unwrap(),
+            render(None, &full, b).unwrap(),
             "[full-screen program, cursor at row 3, column 7; no history: it belongs to the terminal before the program started]\nx"
         );
         let hidden = Capture {
@@ -172,7 +172,7 @@ mod tests {
             ..full
         };
         assert_eq!(
-            render(false, &hidden, b).unwrap(),
+            render(None, &hidden, b).unwrap(),
             "[full-screen program, cursor hidden]\nx"
         );
     }
@@ -183,7 +183,7 @@ mod tests {
         // A line of 100000 characters, 2-byte ones, spanning history and screen.
         let line = "é".repeat(100_000);
         let screen = "é".repeat(200 * 24);
-        let text = render(false, &normal(1000, 1000, &screen, &line), budget).unwrap();
+        let text = render(None, &normal(1000, 1000, &screen, &line), budget).unwrap();
         assert!(text.len() <= budget.bytes(), "{}", text.len());
         let (header, body) = text.split_once('\n').unwrap();
         assert_eq!(
@@ -199,10 +199,10 @@ mod tests {
     fn refuses_a_screen_over_the_budget() {
         let budget = ReadBudget::new(20 * 1024).unwrap();
         let screen = "a\u{301}\u{302}\u{303}".repeat(200 * 24);
-        let err = render(false, &normal(0, 0, &screen, &screen), budget).unwrap_err();
+        let err = render(None, &normal(0, 0, &screen, &screen), budget).unwrap_err();
         assert_eq!(err.bytes, screen.len());
         let err = render(
-            false,
+            None,
             &normal(10, 10, &screen, &format!("x\n{screen}")),
             budget,
         )
@@ -225,7 +225,7 @@ mod tests {
             screen: screen.clone(),
             content: screen.clone(),
         };
-        let text = render(false, &full, ReadBudget::new(ReadBudget::MIN).unwrap()).unwrap();
+        let text = render(None, &full, ReadBudget::new(ReadBudget::MIN).unwrap()).unwrap();
         let header = text.split_once('\n').unwrap().0;
         assert!(
             19223 + header.len() < 19349,
@@ -239,7 +239,7 @@ mod tests {
             &format!("{}\n{screen}", "x".repeat(50_000)),
         );
         let text = render(
-            true,
+            Some(Origin::Restarted),
             &normal_worst,
             ReadBudget::new(ReadBudget::MIN).unwrap(),
         )

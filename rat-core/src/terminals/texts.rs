@@ -223,9 +223,44 @@ pub(crate) fn can_not_wait(window: &str, check: &TerminalCheck) -> String {
     )
 }
 
-/// Header of a result whose call created the session (list_windows, read_window).
-pub(crate) const CREATED_HEADER: &str =
-    "your terminals did not exist: a fresh main was just created";
+/// Why a call found no session of the client's, and created one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// It never existed (on this machine, for this tenant).
+    New,
+    /// Its last window closed (its bash exited, or close_window): the session ended with it.
+    LastClosed,
+    /// The terminals were restarted (ratd restarted, or tmux after a failure).
+    Restarted,
+}
+
+impl Origin {
+    /// What happened to the client's terminals, as the results tell it.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Origin::New => "your terminals did not exist",
+            Origin::LastClosed => "your last window had closed, its directory and environment gone",
+            Origin::Restarted => {
+                "your terminals were restarted, every window and what ran in it gone"
+            }
+        }
+    }
+}
+
+/// Header of a result whose call created the session (list_windows, wait_window).
+pub(crate) fn created_header(origin: Origin) -> String {
+    format!("{}: a fresh main was just created", origin.phrase())
+}
+
+/// The same, short, for read_window, whose headers must fit the smallest read budget with a
+/// full screen.
+pub(crate) fn created_header_short(origin: Origin) -> &'static str {
+    match origin {
+        Origin::New => "your terminals did not exist: a fresh main was just created",
+        Origin::LastClosed => "your last window had closed: a fresh main was just created",
+        Origin::Restarted => "your terminals were restarted: a fresh main was just created",
+    }
+}
 
 /// The error of a tool naming an invalid window name.
 pub(crate) fn invalid_name(name: &str) -> String {
@@ -262,26 +297,27 @@ pub(crate) fn no_window(name: &str) -> String {
 }
 
 /// send_text or send_keys to a session the call just created (Plumbing).
-pub(crate) fn sent_to_new_session(window: &str, tool_for_prompt: &str) -> String {
+pub(crate) fn sent_to_new_session(window: &str, tool_for_prompt: &str, origin: Origin) -> String {
+    let what = origin.phrase();
     if window == "main" {
         format!(
-            "Nothing was sent: your terminals did not exist, and a fresh main was just created, \
-             where bash is still starting. Wait for its prompt ({tool_for_prompt}), then send \
-             again."
+            "Nothing was sent: {what}, and a fresh main was just created, where bash is still \
+             starting. Wait for its prompt ({tool_for_prompt}), then send again."
         )
     } else {
         format!(
-            "Nothing was sent: your terminals did not exist, and a fresh main was just created, \
-             with no window {window}: create_window creates it."
+            "Nothing was sent: {what}, and a fresh main was just created, with no window \
+             {window}: create_window creates it."
         )
     }
 }
 
 /// read_window (or wait_window) naming another window than main in a session just created.
-pub(crate) fn other_window_in_new_session(window: &str) -> String {
+pub(crate) fn other_window_in_new_session(window: &str, origin: Origin) -> String {
     format!(
-        "No window {window}: your terminals did not exist, and a fresh main was just created. \
-         create_window creates {window}."
+        "No window {window}: {}, and a fresh main was just created. create_window creates \
+         {window}.",
+        origin.phrase()
     )
 }
 
@@ -297,15 +333,20 @@ pub const NOT_ANSWERING: &str = "The terminals did not answer in time: retrying 
 /// see whether they did.
 pub(crate) fn not_answering_sent(look: &str) -> String {
     format!(
-        "The terminals did not answer in time (tmux stopped or overloaded): this call did not          complete, but what it sent may still take effect once tmux answers. Before retrying,          {look}."
+        "The terminals did not answer in time (tmux stopped or overloaded): this call did not \
+         complete, but what it sent may still take effect once tmux answers. Before retrying, \
+         {look}."
     )
 }
 
 /// The exit status of a finished command is unknown: another program's hook ran first.
-pub(crate) const STATUS_UNKNOWN: &str = "Its exit status is unknown: a hook of another program      ran before rat's in PROMPT_COMMAND at that prompt (rat's moves back first for the next      command).";
+pub(crate) const STATUS_UNKNOWN: &str = "Its exit status is unknown: a hook of another program \
+     ran before rat's in PROMPT_COMMAND at that prompt (rat's moves back first for the next \
+     command).";
 
 /// Where the startup check found statuses lost: said where a status would be.
-pub(crate) const STATUS_NOT_RECORDED: &str = "Its exit status is not recorded in these      terminals: a bash startup file runs a command before rat's hook in PROMPT_COMMAND.";
+pub(crate) const STATUS_NOT_RECORDED: &str = "Its exit status is not recorded in these \
+     terminals: a bash startup file runs a command before rat's hook in PROMPT_COMMAND.";
 
 /// Anything else: logged.
 pub const INTERNAL: &str = "Internal error, logged: retrying may work.";
@@ -324,7 +365,10 @@ mod tests {
     #[test]
     fn created_header_is_short() {
         // The longest header must leave a screen of 4-byte characters under the minimum budget.
-        assert!(CREATED_HEADER.len() < 100);
+        for origin in [Origin::New, Origin::LastClosed, Origin::Restarted] {
+            assert!(created_header(origin).len() < 120, "{origin:?}");
+            assert!(created_header_short(origin).len() <= 60, "{origin:?}");
+        }
     }
 
     #[test]

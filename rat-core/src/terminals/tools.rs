@@ -15,7 +15,7 @@ use super::prompts::{InputTurn, now_f64};
 use super::screen::{Capture, render, trim_capture};
 use super::status::{ago, list_exit, wait_exit};
 use super::text::first_control_char;
-use super::texts;
+use super::texts::{self, Origin};
 use super::window::WindowInfo;
 use crate::tools::ToolResult;
 
@@ -41,8 +41,8 @@ const QUIET_HINT_AFTER: i64 = 10;
 /// What a failed input tells: the window missing, or the session (created then).
 enum Missing {
     Window,
-    /// The session was missing: created by this call, or concurrently.
-    Session,
+    /// The session was missing: created by this call (why it had to be), or concurrently.
+    Session(Origin),
 }
 
 impl Terminals {
@@ -130,7 +130,7 @@ impl Terminals {
 
     async fn list_windows_inner(&self) -> Result<ToolResult, Fail> {
         let inner = self.inner();
-        let mut created = false;
+        let mut created = None;
         let windows = match inner.list_windows(&self.session).await? {
             Some(windows) => windows,
             None => {
@@ -142,8 +142,8 @@ impl Terminals {
         };
         let now = unix_now();
         let mut text = String::new();
-        if created {
-            text.push_str(&format!("[{}]\n", texts::CREATED_HEADER));
+        if let Some(origin) = created {
+            text.push_str(&format!("[{}]\n", texts::created_header(origin)));
         }
         let lines: Vec<String> = windows.iter().map(|w| self.describe(w, now)).collect();
         text.push_str(&lines.join("\n"));
@@ -175,8 +175,12 @@ impl Terminals {
             Some(windows) => windows,
             None => {
                 let created = inner.create_session(&self.session).await?;
-                if created && name == FIRST_WINDOW {
-                    return Ok(ToolResult::ok(created_text));
+                if let (Some(origin), FIRST_WINDOW) = (created, name) {
+                    let text = match origin {
+                        Origin::New => created_text,
+                        other => format!("{created_text} ({}.)", other.phrase()),
+                    };
+                    return Ok(ToolResult::ok(text));
                 }
                 inner.list_windows(&self.session).await?.unwrap_or_default()
             }
@@ -270,8 +274,8 @@ impl Terminals {
         if inner.has_session(&self.session).await? {
             return Ok(Missing::Window);
         }
-        inner.create_session(&self.session).await?;
-        Ok(Missing::Session)
+        let origin = inner.create_session(&self.session).await?;
+        Ok(Missing::Session(origin.unwrap_or(Origin::New)))
     }
 
     fn missing_result(&self, missing: Missing, window: &str) -> ToolResult {
@@ -283,8 +287,8 @@ impl Terminals {
         };
         match missing {
             Missing::Window => ToolResult::refused(texts::no_window(window), "no such window"),
-            Missing::Session => ToolResult::refused(
-                texts::sent_to_new_session(window, prompt_tool),
+            Missing::Session(origin) => ToolResult::refused(
+                texts::sent_to_new_session(window, prompt_tool, origin),
                 "session just created, nothing sent",
             ),
         }
@@ -302,8 +306,8 @@ impl Terminals {
         let inner = self.inner();
         match inner.list_windows(&self.session).await? {
             None => {
-                inner.create_session(&self.session).await?;
-                Ok(Err(Missing::Session))
+                let origin = inner.create_session(&self.session).await?;
+                Ok(Err(Missing::Session(origin.unwrap_or(Origin::New))))
             }
             Some(windows) => Ok(windows
                 .iter()
@@ -373,8 +377,8 @@ impl Terminals {
         }
         match inner.list_windows(&self.session).await? {
             None => {
-                inner.create_session(&self.session).await?;
-                Ok(Missing::Session)
+                let origin = inner.create_session(&self.session).await?;
+                Ok(Missing::Session(origin.unwrap_or(Origin::New)))
             }
             Some(windows) if windows.iter().any(|w| w.name == window) => {
                 Err(Fail::Internal(e.to_string()))
@@ -580,7 +584,7 @@ impl Terminals {
     }
 
     async fn read_inner(&self, window: &str, asked: u32) -> Result<ToolResult, Fail> {
-        let mut created = false;
+        let mut created = None;
         let capture = match self.capture(window, asked).await? {
             Some(capture) => capture,
             None => match self.explain_missing().await? {
@@ -590,14 +594,14 @@ impl Terminals {
                         "no such window",
                     ));
                 }
-                Missing::Session if window != FIRST_WINDOW => {
+                Missing::Session(origin) if window != FIRST_WINDOW => {
                     return Ok(ToolResult::refused(
-                        texts::other_window_in_new_session(window),
+                        texts::other_window_in_new_session(window, origin),
                         "session just created",
                     ));
                 }
-                Missing::Session => {
-                    created = true;
+                Missing::Session(origin) => {
+                    created = Some(origin);
                     self.capture(window, asked).await?.ok_or_else(|| {
                         Fail::Internal("main missing right after its creation".into())
                     })?
@@ -670,15 +674,20 @@ impl Terminals {
             ));
         }
         let inner = self.inner();
+        let mut created = None;
         match inner.list_windows(&self.session).await? {
             None => {
-                inner.create_session(&self.session).await?;
+                let origin = inner
+                    .create_session(&self.session)
+                    .await?
+                    .unwrap_or(Origin::New);
                 if window != FIRST_WINDOW {
                     return Ok(ToolResult::refused(
-                        texts::other_window_in_new_session(window),
+                        texts::other_window_in_new_session(window, origin),
                         "session just created",
                     ));
                 }
+                created = Some(origin);
             }
             Some(windows) if !windows.iter().any(|w| w.name == window) => {
                 return Ok(ToolResult::refused(
@@ -688,6 +697,26 @@ impl Terminals {
             }
             Some(_) => {}
         }
+        let result = self.wait_loop(window, seconds, cancel, &check).await?;
+        Ok(match created {
+            // The wait created the session: the answer says so first, and why.
+            Some(origin) => ToolResult {
+                text: format!("[{}] {}", texts::created_header(origin), result.text),
+                ..result
+            },
+            None => result,
+        })
+    }
+
+    /// The waiting of wait_window, once the window is known to exist.
+    async fn wait_loop(
+        &self,
+        window: &str,
+        seconds: u32,
+        cancel: CancellationToken,
+        check: &super::TerminalCheck,
+    ) -> Result<ToolResult, Fail> {
+        let inner = self.inner();
         let started = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(u64::from(seconds));
         let prompts = inner.live_any().prompts;
@@ -705,7 +734,7 @@ impl Terminals {
                 ));
             };
             if w.finished() {
-                return Ok(ToolResult::ok(self.finished_text(window, &w, &check)));
+                return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
             }
             let pane = w.pane;
             // Until its pane's prompt answers the last input (looked up in memory, at each
@@ -716,7 +745,7 @@ impl Terminals {
                 tokio::select! {
                     _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
                     _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
-                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, &check),
+                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check),
                     _ = &mut look_again => break,
                     changed = recorded.changed() => {
                         if changed.is_err() {

@@ -47,6 +47,11 @@ pub struct Home<'a> {
     /// `.inputrc`, when not empty.
     pub inputrc: &'a str,
     pub budget: Option<ReadBudget>,
+    /// How long a tmux command may take (10 s by default): shorter for tests that wait it out.
+    pub command_timeout: Option<Duration>,
+    /// Files written in the home instead of `.bash_profile` (name, content), when not empty:
+    /// a home set up as a user's, with its own prompt.
+    pub files: &'a [(&'a str, &'a str)],
 }
 
 pub fn tenant() -> String {
@@ -68,11 +73,16 @@ pub async fn start_ready() -> Fixture {
 
 pub async fn start(home: Home<'_>) -> Fixture {
     let dir = tempfile::tempdir().expect("home");
-    std::fs::write(
-        dir.path().join(".bash_profile"),
-        format!("PS1='$ '\n{}\n", home.profile),
-    )
-    .unwrap();
+    if home.files.is_empty() {
+        std::fs::write(
+            dir.path().join(".bash_profile"),
+            format!("PS1='$ '\n{}\n", home.profile),
+        )
+        .unwrap();
+    }
+    for (name, content) in home.files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
     if !home.inputrc.is_empty() {
         std::fs::write(dir.path().join(".inputrc"), home.inputrc).unwrap();
     }
@@ -81,6 +91,9 @@ pub async fn start(home: Home<'_>) -> Fixture {
     config.home = dir.path().to_path_buf();
     if let Some(budget) = home.budget {
         config.read_budget = budget;
+    }
+    if let Some(timeout) = home.command_timeout {
+        config.command_timeout = timeout;
     }
     let socket = config.socket_name();
     let controller = Controller::start(config).await.expect("controller starts");
