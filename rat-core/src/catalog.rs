@@ -176,3 +176,9 @@ pub fn tools(check: &TerminalCheck, budget: ReadBudget) -> Vec<ToolDef> {
 pub fn instructions(host: &str, check: &TerminalCheck) -> String {
     texts::instructions(host, check)
 }
+
+/// What the terminals lose, read back from instructions ratd sent (see
+/// [`texts::degradations`]).
+pub fn degradations(instructions: &str) -> Vec<&'static str> {
+    texts::degradations(instructions)
+}

@@ -6,7 +6,8 @@
 //! puts its own hook first at its first prompt, and a `PROMPT_COMMAND` array.
 //!
 //! Each must show: `(exit 3)` tells 3, `false | true` tells the pipeline's 1 0, and a job
-//! started in the background after a failure tells 0, in `wait_window` and `list_windows`.
+//! started in the background after a failure tells 0, in `wait_window` and `list_windows`. And
+//! the hook itself: it never blocks a prompt, whatever ratd does.
 
 mod terminals_common;
 
@@ -223,4 +224,100 @@ PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}__bp_install""#,
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_command_array() {
     statuses_hold(r#"PROMPT_COMMAND=('history -a' '__x=$((${__x:-0}+1))' 'false')"#).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn startup_files_shadowing_the_builtins_the_hook_uses() {
+    // Aliases and functions of a user's named like the builtins the hook runs, and set -u.
+    statuses_hold(
+        r#"alias printf='printf >/dev/null'
+alias read=false
+bind() { return 1; }
+set -u"#,
+    )
+    .await;
+}
+
+/// Runs rat's hook `n` times in a bash that read rat's start-up file for the hook directory
+/// `dir` (`BASH_ENV`), its standard input an open, empty pipe as a terminal with nothing typed.
+/// Returns whether bash finished within 60 s, and its output.
+fn hook_runs(dir: &std::path::Path, n: u32) -> (bool, String) {
+    use std::io::Read;
+    let home = tempfile::tempdir().unwrap();
+    let rc = home.path().join("rc");
+    std::fs::write(&rc, rat_core::terminals::hook::rc(dir)).unwrap();
+    let mut child = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!("for ((i = 0; i < {n}; i++)); do __rat_s=(0 0); __rat_hook; done; echo ran"),
+        ])
+        .env("BASH_ENV", &rc)
+        .env("HOME", home.path())
+        .env("TMUX_PANE", "%0")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return (false, String::new());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    (true, out)
+}
+
+#[test]
+fn the_hook_never_blocks_a_prompt_whether_ratd_reads_is_stopped_or_gone() {
+    // ratd stopped (SIGSTOP) or killed: its directory stays, nobody reads. Each prompt replaces
+    // its pane's record: nothing accumulates, nothing waits.
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["in", "out"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    std::fs::write(dir.path().join("in/0"), "3 3\n").unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join("sleep"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (done, out) = hook_runs(dir.path(), 2000);
+    assert!(done && out.trim() == "ran", "{out}");
+    let record = std::fs::read_to_string(dir.path().join("out/0")).unwrap();
+    assert!(
+        record.starts_with("R 0 3 ") && record.ends_with(" E\n"),
+        "{record:?}"
+    );
+    let files = std::fs::read_dir(dir.path().join("out")).unwrap().count();
+    assert_eq!(files, 1);
+    // ratd stopped in the middle of an input (written, tmux's answer never recorded): each
+    // prompt waits a moment for it, never more.
+    std::fs::write(dir.path().join("in/0"), "4 3\n").unwrap();
+    let (done, out) = hook_runs(dir.path(), 5);
+    assert!(done && out.trim() == "ran", "{out}");
+    let record = std::fs::read_to_string(dir.path().join("out/0")).unwrap();
+    assert!(record.starts_with("R 0 3 "), "{record:?}");
+    // ratd gone, its directory removed: the hook writes nothing and goes on.
+    let gone = dir.path().to_path_buf();
+    drop(dir);
+    let (done, out) = hook_runs(&gone, 200);
+    assert!(done && out.trim() == "ran", "{out}");
+    assert!(!gone.exists());
 }

@@ -41,13 +41,15 @@ async fn a_killed_tmux_server_is_restarted_with_a_fresh_main() {
     let new = tmux_server_pid(&ratd.guard.socket).expect("a new tmux server runs");
     assert_ne!(new, old);
     assert!(restarted.contains(&format!("pid={new}")), "{restarted}");
-    // The windows are gone: a fresh main, and the header telling so.
+    // The windows are gone: a fresh main, and the header telling why.
     let (text, is_error) = call(&client, "list_windows", json!({})).await;
     assert!(!is_error, "{text}");
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("[your terminals did not exist: a fresh main was just created]")
+        Some(
+            "[your terminals were restarted, every window and what ran in it gone: a fresh main was just created]"
+        )
     );
     let windows: Vec<&str> = lines.map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(windows, ["main"], "{text}");

@@ -466,9 +466,11 @@ impl Controller {
         let home = self.inner.config.home.to_string_lossy().into_owned();
         let target = format!("={CHECK_SESSION}:");
         let (w, h) = TERMINAL_SIZE;
-        let script = "unset HISTFILE\nfalse\n__rat_c1=${__rat_st-}; false | true\n\
-            echo \"RAT-CHECK[${__rat_c1-}][${__rat_st-}][$(bind -v 2>/dev/null | grep -c '^set enable-bracketed-paste on')]\"; \
-            echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
+        // Builtins named as such and `\command`: a startup file's aliases or functions (echo,
+        // bind, grep) must not change what the check reads.
+        let script = "unset HISTFILE\n(exit 1)\n__rat_c1=${__rat_st-}; (exit 1) | (exit 0)\n\
+            builtin echo \"RAT-CHECK[${__rat_c1-}][${__rat_st-}][$(builtin bind -v 2>/dev/null | \\command \\grep -c '^set enable-bracketed-paste on')]\"; \
+            builtin echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
         let replies = client
             .input(&[
                 Command::new("new-session").args([

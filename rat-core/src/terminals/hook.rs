@@ -18,8 +18,10 @@
 //!   tmux answered (its bytes then written to the pane). The hook reads that file, then checks
 //!   that no byte waits on the terminal (`read -t 0`): a prompt covers the inputs tmux had
 //!   answered when the hook read the file, and none after (a later one would still wait unread).
-//!   While an input is in flight (`STARTED` > `REPLIED`), the hook waits for tmux's answer, 20 ms
-//!   at most. A prompt while a line waits to be read is not recorded: bash runs that line next.
+//!   While an input is in flight (`STARTED` > `REPLIED`), the hook waits for tmux's answer, half
+//!   a second at most; past that, it tells what it saw, and ratd settles it (see
+//!   [`Record::seen`]). A prompt while a line waits to be read is not recorded: bash runs that
+//!   line next.
 //! - **Kept.** `PS0` (shown before each command runs) gets a piece of rat's appended at each
 //!   prompt: it notes `$!` before the command, and puts rat's entry back into a
 //!   `PROMPT_COMMAND` left unset or empty (`unset PROMPT_COMMAND` typed in a terminal), for the
@@ -56,10 +58,14 @@ __rat_cn='\#'
 __rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook}'
 __rat_e=
 __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat_entry}}'
+# Defined with aliases off, builtins named as such: a startup file's aliases or functions
+# (printf, read) never change it.
+__rat_aliases=
+if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u=
-  bind 'set enable-bracketed-paste on' >/dev/null 2>&1
-  [ -t 1 ] && printf '\e[?2004h'
+  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0
+  builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
+  [ -t 1 ] && builtin printf '\e[?2004h'
   for i in "${!PROMPT_COMMAND[@]}"; do
     e=${PROMPT_COMMAND[i]}
     if [[ $e == *"$__rat_entry"* && $e != "$__rat_entry"* ]]; then
@@ -67,11 +73,11 @@ __rat_hook() {
     fi
   done
   [[ ${PS0-} == *"$__rat_ps0"* ]] || PS0=${PS0-}$__rat_ps0
-  printf -v t '%(%s)T' -1
-  printf -v __rat_p '%s,' "${__rat_s[@]:1}"; __rat_p=${__rat_p%,}
+  builtin printf -v t '%(%s)T' -1
+  builtin printf -v __rat_p '%s,' "${__rat_s[@]:1}"; __rat_p=${__rat_p%,}
   if [ -z "${__rat_n-}" ]; then __rat_st=-; __rat_stt=$t
   elif [ "$n" != "$__rat_n" ]; then
-    __rat_stt=$t
+    __rat_stt=$t; r=1
     if [ -n "$u" ]; then __rat_st='?'
     elif [ "${__rat_s[${#__rat_s[@]}-1]}" != "${__rat_s[0]}" ] ||
       { [ "${!:-0}" != "${__rat_bang:-0}" ] && [ "$__rat_p" = "${__rat_lp-}" ]; }; then
@@ -80,18 +86,20 @@ __rat_hook() {
   fi
   __rat_n=$n; __rat_lp=$__rat_p; __rat_bang=${!:-0}
   if [ -n "${TMUX_PANE-}" ] && [ -d "$__rat_dir/out" ]; then
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-      read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
+    for ((i = 0; i < 50; i++)); do
+      builtin read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
       [ "$a" = "$b" ] && break
-      read -r -t 0.002 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
+      builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
-    if ! read -t 0 2>/dev/null; then
-      printf 'R %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
+    if ! builtin read -t 0 2>/dev/null; then
+      builtin printf 'R %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
 }
-if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+if [ -n "$__rat_aliases" ]; then shopt -s expand_aliases; fi
+unset __rat_aliases
+if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
 else
   PROMPT_COMMAND=$__rat_entry${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}
@@ -117,8 +125,8 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT E` (the final `E`
-/// tells a whole line from one read while bash was writing it).
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN E` (the final
+/// `E` tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The pane's number (`%3` is 3).
@@ -131,6 +139,11 @@ pub struct Record {
     pub exit_time: i64,
     /// How it exited.
     pub exit: Exit,
+    /// The last input the hook saw started: more than `covers` when one was still in flight
+    /// (tmux's answer not recorded by ratd within the hook's wait).
+    pub seen: u64,
+    /// Whether a command ran since the prompt before (the command number changed).
+    pub ran: bool,
 }
 
 impl Record {
@@ -154,6 +167,12 @@ impl Record {
                     .filter(|l| !l.is_empty())?,
             ),
         };
+        let seen = fields.next()?.parse().ok()?;
+        let ran = match fields.next()? {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        };
         if fields.next()? != "E" || fields.next().is_some() {
             return None;
         }
@@ -163,6 +182,8 @@ impl Record {
             time,
             exit_time,
             exit,
+            seen,
+            ran,
         })
     }
 }
@@ -303,21 +324,23 @@ mod tests {
     #[test]
     fn records() {
         assert_eq!(
-            Record::parse("R 3 12 1700000005 1700000004 1,0 E"),
+            Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 E"),
             Some(Record {
                 pane: 3,
                 covers: 12,
                 time: 1_700_000_005,
                 exit_time: 1_700_000_004,
                 exit: Exit::Statuses(vec![1, 0]),
+                seen: 13,
+                ran: true,
             })
         );
         assert_eq!(
-            Record::parse("R 0 0 5 5 - E").map(|r| r.exit),
+            Record::parse("R 0 0 5 5 - 0 0 E").map(|r| r.exit),
             Some(Exit::Started)
         );
         assert_eq!(
-            Record::parse("R 0 0 5 5 ? E").map(|r| r.exit),
+            Record::parse("R 0 0 5 5 ? 0 1 E").map(|r| r.exit),
             Some(Exit::Unknown)
         );
         for bad in [

@@ -152,11 +152,23 @@ impl Prompts {
         }
     }
 
-    /// Takes a record in.
-    pub(crate) fn record(&self, record: Record) {
+    /// Takes a record in. A record whose hook gave up waiting for an input in flight (`seen`
+    /// one more than `covers`) answers that input too when a command ran since a prompt that
+    /// already answered every input before it: the bytes of that input are the only ones bash
+    /// can have read since.
+    pub(crate) fn record(&self, mut record: Record) {
         {
             let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
             let pane = panes.entry(record.pane).or_default();
+            if record.seen == record.covers + 1
+                && record.ran
+                && pane
+                    .prompt
+                    .as_ref()
+                    .is_some_and(|p| p.covers == record.covers)
+            {
+                record.covers = record.seen;
+            }
             // Records of one pane come in order; a record answering fewer inputs than one
             // already seen is from before it (never the case from one bash, kept safe).
             if pane

@@ -99,6 +99,12 @@ impl Terminals {
                         Exit::Started => {}
                     }
                 }
+                Some(prompt)
+                    if w.finished() && !matches!(prompt.exit, Exit::Started) =>
+                {
+                    // Where statuses are lost, a status would stand here: say so, once.
+                    line.push_str(", exit status not recorded in these terminals");
+                }
                 Some(_) => {}
             }
         }
@@ -893,6 +899,8 @@ mod tests {
             time: now - 400,
             exit_time: now - 400,
             exit: Exit::Statuses(vec![0]),
+            seen: 1,
+            ran: true,
         });
         let cases = [
             (
