@@ -233,7 +233,7 @@ pub(crate) fn invalid_name(name: &str) -> String {
 }
 
 /// How much of a refused value is repeated to the agent, in characters.
-const ECHOED: usize = 64;
+pub(crate) const ECHOED: usize = 64;
 
 /// `value` quoted (Rust's escapes), cut after [`ECHOED`] characters with the length told: a
 /// refusal repeats what it refuses without sending a huge value back into the agent's context.
