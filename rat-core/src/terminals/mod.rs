@@ -22,10 +22,12 @@
 //! `PROMPT_COMMAND` recording prompts), [`tools`] (the seven tools), [`wait`] (one poll per tick
 //! for every waiting call), [`window`] (window descriptions from `list-windows`), [`screen`]
 //! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],
-//! [`keys`], [`text`] (input validation), [`texts`] (every description, message and error).
+//! [`keys`], [`text`] (input validation), [`foreground`] (the foreground process from `/proc`), [`texts`] (every description, message and error).
 
 pub mod check;
 pub mod controller;
+pub(crate) mod detached;
+pub(crate) mod foreground;
 pub(crate) mod hook;
 pub mod input;
 pub mod keys;

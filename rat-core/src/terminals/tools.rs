@@ -16,6 +16,7 @@ use super::status::{ago, list_exit, wait_exit};
 use super::text::first_control_char;
 use super::texts;
 use super::window::WindowInfo;
+use super::{detached, foreground};
 use crate::tools::ToolResult;
 
 /// The most keys in one `send-keys` command: far below what tmux's parser holds (about 9990
@@ -29,6 +30,10 @@ pub struct Terminals {
     pub(crate) controller: Controller,
     pub(crate) session: String,
 }
+
+/// How long the processes of a closed window have to end before those still running are told
+/// as left running: they end on the terminal's hangup, within milliseconds.
+const LEFT_GRACE: Duration = Duration::from_millis(300);
 
 /// How long after a prompt is first seen the wait looks again before answering.
 const CONFIRM_AFTER: Duration = Duration::from_millis(5);
@@ -130,6 +135,7 @@ impl Terminals {
                 })?
             }
         };
+        let windows: Vec<WindowInfo> = windows.into_iter().map(foreground::exact).collect();
         let now = unix_now();
         let mut text = String::new();
         if created {
@@ -169,7 +175,8 @@ impl Terminals {
                 inner.list_windows(&self.session).await?.unwrap_or_default()
             }
         };
-        if let Some(w) = windows.iter().find(|w| w.name == name) {
+        if let Some(w) = windows.into_iter().find(|w| w.name == name) {
+            let w = foreground::exact(w);
             return Ok(ToolResult::message(format!(
                 "Window {name} already exists, not created: it runs {} in {}.",
                 w.command, w.path
@@ -206,7 +213,8 @@ impl Terminals {
         Ok(ToolResult::ok(created_text))
     }
 
-    /// close_window: terminates what runs in the window (`kill-window`). Nothing to close is a
+    /// close_window: terminates what runs in the window (`kill-window`), and names the processes
+    /// started from it that outlive it (detached from its shell's jobs). Nothing to close is a
     /// message: when `kill-window` fails, tmux is asked which windows exist (its message is
     /// never read), and a window still there is an internal error. The last window closed says
     /// a fresh main will be there on the next call (one `has-session`). Never creates the
@@ -218,6 +226,14 @@ impl Terminals {
         let name = &input.name;
         let result = async {
             let inner = self.inner();
+            // What runs in the window, noted before the kill, to tell what outlives it.
+            let pane_pid = inner
+                .list_windows(&self.session)
+                .await?
+                .and_then(|ws| ws.into_iter().find(|w| &w.name == name))
+                .map(|w| w.pane_pid)
+                .filter(|&pid| pid > 0);
+            let noted = pane_pid.map(detached::note).unwrap_or_default();
             let reply = inner
                 .reply(Command::new("kill-window").args(["-t", &self.target(name)]))
                 .await?;
@@ -236,12 +252,13 @@ impl Terminals {
                     "No window {name}: nothing to close."
                 )));
             }
+            let left = detached::left_text(&detached::left_running(noted, LEFT_GRACE).await);
             if inner.has_session(&self.session).await? {
-                Ok(ToolResult::ok(format!("Window {name} closed.")))
+                Ok(ToolResult::ok(format!("Window {name} closed.{left}")))
             } else {
                 Ok(ToolResult::ok(format!(
-                    "Window {name} closed. It was your last window: a fresh main will be there on your \
-                     next call."
+                    "Window {name} closed.{left} It was your last window: a fresh main will be \
+                     there on your next call."
                 )))
             }
         }
@@ -375,7 +392,7 @@ impl Terminals {
 
     /// send_keys: the keys pressed in order, in one write. Names validated first (the first
     /// unknown one named), an empty list refused; nothing sent on refusal. The result repeats
-    /// the keys pressed.
+    /// the keys pressed, the first 20 of a longer list and their count.
     pub async fn send_keys(&self, input: SendKeys) -> ToolResult {
         let window = &input.window;
         if let Some(refused) = self.check_names(window) {
@@ -420,7 +437,10 @@ impl Terminals {
             Err(fail) => return log(fail.result()),
         };
         let result = match sent {
-            Ok(()) => ToolResult::ok(format!("Pressed in {window}: {}.", input.keys.join(" "))),
+            Ok(()) => ToolResult::ok(format!(
+                "Pressed in {window}: {}.",
+                texts::keys_pressed(&input.keys)
+            )),
             Err(e) => match self.explain_input_error(window, e).await {
                 Ok(missing) => self.missing_result(missing, window),
                 Err(fail) => fail.result(),
@@ -454,6 +474,20 @@ impl Terminals {
         if rows > 0 {
             joined = joined.args(["-S", &format!("-{rows}")]);
         }
+        // The row above the first one read, with it, joined: one line when it wraps into it (the
+        // first line read continues a line begun above). tmux clamps a start beyond the history
+        // to its top, and no row is above it then: the line count tells nothing, and the history
+        // size decides (below).
+        let above = Command::new("capture-pane").args([
+            "-p",
+            "-J",
+            "-S",
+            &format!("-{}", u64::from(rows) + 1),
+            "-E",
+            &format!("-{rows}"),
+            "-t",
+            &target,
+        ]);
         let replies = self
             .inner()
             .input(&[
@@ -461,10 +495,12 @@ impl Terminals {
                     "-p",
                     "-t",
                     &target,
-                    "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y}",
+                    "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y} \
+                     #{pane_width} #{pane_height} #{==:#{pane_current_command},bash}",
                 ]),
                 Command::new("capture-pane").args(["-p", "-t", &target]),
                 joined.args(["-t", &target]),
+                above,
             ])
             .await?;
         // display-message describes another window when this one is missing: the captures tell.
@@ -473,10 +509,14 @@ impl Terminals {
         }
         let state = lines(&replies[0]).join(" ");
         let numbers: Vec<i64> = state.split(' ').filter_map(|n| n.parse().ok()).collect();
-        let [alternate, history, cursor_flag, x, y] = numbers[..] else {
+        let [alternate, history, cursor_flag, x, y, width, height, bash] = numbers[..] else {
             return Err(Fail::Internal(format!("unexpected window state {state:?}")));
         };
         let alternate = alternate == 1;
+        let continued = !alternate
+            && i64::from(rows) < history
+            && replies[3].success
+            && lines(&replies[3]).len() == 1;
         let screen = trim_capture(&lines(&replies[1]).join("\n"));
         let (content, rows) = if alternate {
             (screen.clone(), 0)
@@ -488,7 +528,14 @@ impl Terminals {
         };
         Ok(Some(Capture {
             alternate,
-            cursor: (cursor_flag == 1).then_some(((y + 1) as u32, (x + 1) as u32)),
+            left_on: alternate && bash == 1,
+            continued,
+            // tmux puts the cursor past the last column after a full row (where the next
+            // character would go): told at the last column, where it shows.
+            cursor: (cursor_flag == 1).then_some((
+                (y + 1).clamp(1, height.max(1)) as u32,
+                (x + 1).clamp(1, width.max(1)) as u32,
+            )),
             rows_asked: asked,
             rows,
             screen,
@@ -755,6 +802,7 @@ mod tests {
             history: 0,
             input,
             prompt,
+            pane_pid: 0,
             command: command.into(),
             path: "/home/me".into(),
         }

@@ -23,6 +23,7 @@ pub(crate) fn window_format(with_session: bool) -> String {
         "h#{history_size}".to_string(),
         format!("i#{{q:{INPUT_OPTION}}}"),
         format!("p#{{q:{PROMPT_OPTION}}}"),
+        "b#{pane_pid}".to_string(),
         "c#{q:pane_current_command}".to_string(),
         "d#{q:pane_current_path}".to_string(),
     ]);
@@ -46,6 +47,8 @@ pub(crate) struct WindowInfo {
     pub input: Option<i64>,
     /// The last prompt recorded, if rat's hook ran.
     pub prompt: Option<Prompt>,
+    /// The pid of the pane's shell (`pane_pid`): where its foreground process is found.
+    pub pane_pid: u32,
     /// The foreground command.
     pub command: String,
     /// The working directory of the foreground process.
@@ -83,7 +86,7 @@ fn split_fields(line: &str) -> Vec<String> {
 /// Parses one line of [`window_format`]; `None` for a line of another shape.
 pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo> {
     let fields = split_fields(line);
-    let expected = if with_session { 9 } else { 8 };
+    let expected = if with_session { 10 } else { 9 };
     if fields.len() != expected {
         return None;
     }
@@ -101,6 +104,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let history = field('h')?.parse().ok()?;
     let input = field('i')?.parse().ok();
     let prompt = Prompt::parse(&field('p')?);
+    let pane_pid = field('b')?.parse().unwrap_or(0);
     let command = field('c')?;
     let path = field('d')?;
     // A pane whose bash is just starting may not tell its command nor directory yet: tmux
@@ -123,6 +127,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
         history,
         input,
         prompt,
+        pane_pid,
         command,
         path,
     })
@@ -135,7 +140,7 @@ mod tests {
     #[test]
     fn parses() {
         let w = parse_window(
-            r"nbuild a1700000000 f0 h12 i p1700000001:1,0 cmake d/home/me/my\ dir",
+            r"nbuild a1700000000 f0 h12 i p1700000001:1,0 b42 cmake d/home/me/my\ dir",
             false,
         )
         .unwrap();
@@ -154,23 +159,23 @@ mod tests {
         assert_eq!(w.command, "make");
         assert_eq!(w.path, "/home/me/my dir");
         assert!(!w.finished());
-        let w = parse_window(r"sme nmain a1 f1 h0 i5 p c d", true).unwrap();
+        let w = parse_window(r"sme nmain a1 f1 h0 i5 p b42 c d", true).unwrap();
         assert_eq!(w.session.as_deref(), Some("me"));
         assert_eq!(
             (w.input, w.prompt, w.command.as_str()),
             (Some(5), None, "bash")
         );
         // tmux's child forked to start bash, before it executes bash: bash starting.
-        let w = parse_window(r"nmain a1 f0 h0 i p ctmux d/srv", false).unwrap();
+        let w = parse_window(r"nmain a1 f0 h0 i p b42 ctmux d/srv", false).unwrap();
         assert_eq!((w.command.as_str(), w.path.as_str()), ("bash", ""));
         // A tmux typed in the window (input sent, or a prompt recorded before): tmux.
-        let w = parse_window(r"nmain a1 f0 h0 i7 p ctmux d/home/me", false).unwrap();
+        let w = parse_window(r"nmain a1 f0 h0 i7 p b42 ctmux d/home/me", false).unwrap();
         assert_eq!(w.command, "tmux");
-        let w = parse_window(r"nmain a1 f0 h0 i p1700000001:0 ctmux d/home/me", false).unwrap();
+        let w = parse_window(r"nmain a1 f0 h0 i p1700000001:0 b42 ctmux d/home/me", false).unwrap();
         assert_eq!(w.command, "tmux");
         assert_eq!(parse_window("garbage", false), None);
         // A prompt value rat did not write reads as no prompt.
-        let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) cbash d/", false).unwrap();
+        let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) b42 cbash d/", false).unwrap();
         assert_eq!(w.prompt, None);
     }
 }
