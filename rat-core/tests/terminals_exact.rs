@@ -1,7 +1,7 @@
 //! Exactness of what the terminal tools tell, against a real tmux and a real bash (one private
 //! socket per test, killed by a Drop guard): commands and directories with odd characters, the
 //! cursor past the last column, full-screen mode left on, lines begun in history, long key
-//! lists, what a closed window leaves running.
+//! lists, what a closed window leaves running, and a background job after C-c.
 
 mod terminals_common;
 
@@ -354,4 +354,35 @@ async fn a_closed_window_names_what_it_leaves_running() {
             nix::sys::signal::Signal::SIGKILL,
         );
     }
+}
+
+/// A background job started after a command interrupted with C-c finished with status 0:
+/// the status told must be the job's start, not the interrupted command's 130.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_job_after_c_c_is_told_exit_status_0() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 30", true)).await;
+    f.wait_command("s", "main", "sleep").await;
+    t.send_keys(keys("main", &["C-c"])).await;
+    let interrupted = t
+        .wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&interrupted.text),
+        "main: the command finished Ns ago, exit status 130."
+    );
+    t.send_text(text("main", "sleep 3 &", true)).await;
+    let started = t
+        .wait_window(wait("main", 20), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&started.text),
+        "main: the command finished Ns ago, exit status 0."
+    );
+    let list = t.list_windows().await;
+    assert_eq!(
+        f.redact(&list.text),
+        "main: bash in ~, active Ns ago, last command exited with status 0 (Ns ago)"
+    );
 }
