@@ -94,11 +94,34 @@ impl fmt::Display for ConnectionEnd {
     }
 }
 
-type Slot = oneshot::Sender<std::result::Result<Reply, ConnectionEnd>>;
+type Slot = oneshot::Sender<std::result::Result<Vec<Reply>, ConnectionEnd>>;
+
+/// What one command line written waits for: the replies of its commands, `expected` of them,
+/// fewer when one fails. tmux runs the commands of one line (`a ; b ; c`) as a group: the first
+/// that fails (`%error`) removes the rest of its line, which then give no reply block at all
+/// (cmd-queue.c, `cmdq_remove_group`; the same from 3.2a to 3.7c, measured).
+struct PendingLine {
+    expected: usize,
+    replies: Vec<Reply>,
+    slot: Slot,
+}
+
+impl PendingLine {
+    fn new(expected: usize, slot: Slot) -> Self {
+        PendingLine {
+            expected,
+            replies: Vec::with_capacity(expected),
+            slot,
+        }
+    }
+}
 
 enum Job {
     /// Lines to write in one piece, with one reply slot per command line.
-    Write { bytes: Vec<u8>, slots: Vec<Slot> },
+    Write {
+        bytes: Vec<u8>,
+        slots: Vec<PendingLine>,
+    },
     /// An empty line: tmux detaches the client.
     Detach,
 }
@@ -106,7 +129,7 @@ enum Job {
 #[derive(Default)]
 struct State {
     /// One slot per command line written and not yet answered, in the order written.
-    pending: VecDeque<Slot>,
+    pending: VecDeque<PendingLine>,
     ended: Option<ConnectionEnd>,
 }
 
@@ -136,25 +159,38 @@ impl Shared {
             std::mem::take(&mut state.pending)
         };
         tracing::debug!(%reason, pending = pending.len(), "tmux control connection ended");
-        for slot in pending {
-            let _ = slot.send(Err(reason.clone()));
+        for line in pending {
+            let _ = line.slot.send(Err(reason.clone()));
         }
         self.notify.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.end_tx.send_replace(Some(reason));
     }
 
     fn deliver(&self, reply: Reply) {
-        let slot = self.lock().pending.pop_front();
-        match slot {
-            // A closed slot is a command that timed out or was abandoned: its reply is dropped
-            // here, and the queue stays aligned.
-            Some(slot) => {
-                let _ = slot.send(Ok(reply));
+        let done = {
+            let mut state = self.lock();
+            let Some(line) = state.pending.front_mut() else {
+                drop(state);
+                tracing::warn!(
+                    number = reply.number,
+                    "tmux sent a reply to a command this client did not send"
+                );
+                return;
+            };
+            let failed = !reply.success;
+            line.replies.push(reply);
+            // The line is answered once every command replied, or one failed: tmux then
+            // drops the rest of the line's group.
+            if failed || line.replies.len() >= line.expected {
+                state.pending.pop_front()
+            } else {
+                None
             }
-            None => tracing::warn!(
-                number = reply.number,
-                "tmux sent a reply to a command this client did not send"
-            ),
+        };
+        // A closed slot is a command that timed out or was abandoned: its replies are dropped
+        // here, and the queue stays aligned.
+        if let Some(line) = done {
+            let _ = line.slot.send(Ok(line.replies));
         }
     }
 
@@ -452,7 +488,9 @@ impl Client {
     /// [`Error::ConnectionEnded`].
     pub async fn reply(&self, cmd: &Command) -> Result<Reply> {
         let line = cmd.line()?;
-        let mut replies = self.send_lines(line_with_lf(line), 1, cmd.name()).await?;
+        let mut replies = self
+            .send_lines(line_with_lf(line), vec![1], cmd.name())
+            .await?;
         Ok(replies.pop().expect("one reply per line"))
     }
 
@@ -481,7 +519,49 @@ impl Client {
             bytes.extend_from_slice(&cmd.line()?);
             bytes.push(b'\n');
         }
-        self.send_lines(bytes, cmds.len(), cmds[0].name()).await
+        self.send_lines(bytes, vec![1; cmds.len()], cmds[0].name())
+            .await
+    }
+
+    /// Sends `cmds` on ONE command line (`a ; b ; c`), which tmux runs all or nothing from the
+    /// first failure on: a command that fails removes the ones after it on the line, which then
+    /// never run, even when tmux was stopped and reads the line later. The replies of the
+    /// commands that ran, in order: all of them, or fewer, the last one then the failure
+    /// (`success` false).
+    ///
+    /// For what must not happen without what comes before it: a key pressed after a paste
+    /// (the paste failing, the key would run what was typed on the line before).
+    ///
+    /// # Errors
+    /// As [`Client::input`].
+    pub async fn group(&self, cmds: &[Command]) -> Result<Vec<Reply>> {
+        self.lines(&[], cmds).await
+    }
+
+    /// `before` as lines of their own, then `group` on one line (see [`Client::group`]), in
+    /// one write: the replies of `before`, then those of the group's commands that ran.
+    pub(crate) async fn lines(&self, before: &[Command], group: &[Command]) -> Result<Vec<Reply>> {
+        let mut bytes = Vec::new();
+        let mut expected = Vec::with_capacity(before.len() + 1);
+        for cmd in before {
+            bytes.extend_from_slice(&cmd.line()?);
+            bytes.push(b'\n');
+            expected.push(1);
+        }
+        for (i, cmd) in group.iter().enumerate() {
+            if i > 0 {
+                bytes.extend_from_slice(b" ; ");
+            }
+            bytes.extend_from_slice(&cmd.line()?);
+        }
+        if !group.is_empty() {
+            bytes.push(b'\n');
+            expected.push(group.len());
+        }
+        let Some(first) = before.first().or(group.first()) else {
+            return Ok(Vec::new());
+        };
+        self.send_lines(bytes, expected, first.name()).await
     }
 
     /// [`Client::input`], then the output lines of each command.
@@ -518,7 +598,7 @@ impl Client {
         let name =
             String::from_utf8_lossy(line.split(|b| *b == b' ').next().unwrap_or(b"")).into_owned();
         let mut replies = self
-            .send_lines(line_with_lf(line.to_vec()), 1, &name)
+            .send_lines(line_with_lf(line.to_vec()), vec![1], &name)
             .await?;
         Ok(replies.pop().expect("one reply per line"))
     }
@@ -544,15 +624,23 @@ impl Client {
         self.inner.counter.fetch_add(1, Ordering::Relaxed)
     }
 
-    async fn send_lines(&self, bytes: Vec<u8>, count: usize, label: &str) -> Result<Vec<Reply>> {
+    /// Writes `bytes`, lines whose commands number `expected` (one entry a line), and waits
+    /// for every line's replies.
+    async fn send_lines(
+        &self,
+        bytes: Vec<u8>,
+        expected: Vec<usize>,
+        label: &str,
+    ) -> Result<Vec<Reply>> {
         if let Some(end) = self.inner.shared.ended() {
             return Err(Error::ConnectionEnded(end));
         }
-        let mut slots = Vec::with_capacity(count);
-        let mut receivers = Vec::with_capacity(count);
-        for _ in 0..count {
+        let count: usize = expected.iter().sum();
+        let mut slots = Vec::with_capacity(expected.len());
+        let mut receivers = Vec::with_capacity(expected.len());
+        for n in expected {
             let (tx, rx) = oneshot::channel();
-            slots.push(tx);
+            slots.push(PendingLine::new(n, tx));
             receivers.push(rx);
         }
         if self.inner.jobs.send(Job::Write { bytes, slots }).is_err() {
@@ -565,7 +653,7 @@ impl Client {
             let mut replies = Vec::with_capacity(count);
             for rx in receivers {
                 match rx.await {
-                    Ok(Ok(reply)) => replies.push(reply),
+                    Ok(Ok(line)) => replies.extend(line),
                     Ok(Err(end)) => return Err(Error::ConnectionEnded(end)),
                     Err(_) => {
                         return Err(Error::ConnectionEnded(
@@ -710,8 +798,8 @@ async fn write_loop(
                 if let Some(end) = &state.ended {
                     let end = end.clone();
                     drop(state);
-                    for slot in slots {
-                        let _ = slot.send(Err(end.clone()));
+                    for line in slots {
+                        let _ = line.slot.send(Err(end.clone()));
                     }
                     continue;
                 }

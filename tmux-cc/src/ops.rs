@@ -646,15 +646,17 @@ impl Client {
     }
 
     /// Pastes `data` into pane `target` as ONE unbroken input: the `before` commands (e.g.
-    /// [`leave_modes`], a pane option recording the time), `load-buffer -b NAME -- FILE`,
-    /// `paste-buffer -p -r -d -b NAME -t TARGET`, then the `after` commands (e.g. `send-keys
-    /// Enter`). `-r` keeps LF as LF, `-p` brackets the paste when the program asked for it
-    /// (mode 2004), `-d` deletes the buffer. The data goes through a private file removed
-    /// before this returns, never a command line. Empty `data` sends only `before` and
-    /// `after`. tmux 3.3a does not sanitise pasted data: an `ESC[201~` inside ends the
-    /// bracket early.
+    /// [`leave_modes`]) on lines of their own, then on ONE line `load-buffer -b NAME -- FILE ;
+    /// paste-buffer -p -r -d -b NAME -t TARGET ; AFTER...` (e.g. `send-keys Enter`). `-r` keeps
+    /// LF as LF, `-p` brackets the paste when the program asked for it (mode 2004), `-d` deletes
+    /// the buffer. The data goes through a private file removed before this returns, never a
+    /// command line. Empty `data` sends `before`, then `after` on one line. tmux 3.3a does not
+    /// sanitise pasted data: an `ESC[201~` inside ends the bracket early.
     ///
-    /// tmux runs every line whatever happened to the ones before; a buffer left by a failed
+    /// The paste and the `after` commands are all or nothing from the first failure on (see
+    /// [`Client::group`]): a paste that fails (its data did not load, the pane is gone) never
+    /// presses the keys after it, even when tmux was stopped, the call timed out (its file is
+    /// then removed, so the load fails) and tmux reads the line later. A buffer left by a failed
     /// paste is deleted.
     ///
     /// # Errors
@@ -667,26 +669,27 @@ impl Client {
         before: &[Command],
         after: &[Command],
     ) -> Result<()> {
-        let mut cmds: Vec<Command> = before.to_vec();
+        let mut group: Vec<Command> = Vec::new();
         let mut guard = None;
         let id = self.next_id();
         let name = format!("tmux-cc-paste-{}-{id}", std::process::id());
         if !data.is_empty() {
             let path = self.private_dir().join(format!("paste-{id}"));
             guard = Some(write_private_file(&path, data)?);
-            cmds.push(
+            group.push(
                 Command::new("load-buffer")
                     .args(["-b", &name, "--"])
                     .arg(path.as_os_str().as_bytes()),
             );
-            cmds.push(
+            group.push(
                 Command::new("paste-buffer").args(["-p", "-r", "-d", "-b", &name, "-t", target]),
             );
         }
-        cmds.extend(after.iter().cloned());
-        let replies = self.input(&cmds).await;
+        group.extend(after.iter().cloned());
+        let replies = self.lines(before, &group).await;
         drop(guard);
         let replies = replies?;
+        let cmds: Vec<&Command> = before.iter().chain(&group).collect();
         let paste_index = before.len() + 1;
         let mut first_error = None;
         for (i, (cmd, reply)) in cmds.iter().zip(replies).enumerate() {
@@ -721,8 +724,6 @@ impl Client {
             None => Ok(()),
         }
     }
-
-    // ---- keys ----
 
     /// `send-keys -t TARGET -- KEY...` (see [`send_keys`]).
     ///

@@ -12,10 +12,10 @@ use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions};
 use tokio_util::sync::CancellationToken;
 
 use super::check::TerminalCheck;
-use super::hook::{self, parse_bash_version};
+use super::hook::{HookDir, parse_bash_version, shell_quote};
 use super::names::is_valid_name;
+use super::prompts::Prompts;
 use super::texts;
-use super::wait::WaitHub;
 use super::window::{WindowInfo, parse_window, window_format};
 use crate::tools::{ReadBudget, ToolResult};
 
@@ -115,13 +115,17 @@ pub enum StartError {
     /// Setting the server up failed (options, environment).
     #[error("could not set the tmux server up: {0}")]
     Setup(#[source] tmux_cc::Error),
+    /// The terminals' prompt hook could not be set up (its private directory, its FIFO).
+    #[error("could not set up the terminals' prompt hook: {0}")]
+    Hook(#[source] std::io::Error),
 }
 
-/// A running server and its control connection.
+/// A running server, its control connection, and what its terminals' hooks told.
 #[derive(Clone)]
 pub(crate) struct Live {
     pub server: Server,
     pub client: Client,
+    pub prompts: Arc<Prompts>,
 }
 
 /// Why a tmux command could not be run, told to agents by [`Fail::result`].
@@ -143,6 +147,15 @@ impl Fail {
             Fail::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
         }
     }
+
+    /// As [`Fail::result`], for a call whose commands were written to tmux: a timeout then
+    /// says they may still take effect, and `look` how to see whether they did.
+    pub(crate) fn result_sent(self, look: &str) -> ToolResult {
+        match self {
+            Fail::Timeout(cause) => ToolResult::failed(texts::not_answering_sent(look), cause),
+            other => other.result(),
+        }
+    }
 }
 
 pub(crate) struct Inner {
@@ -158,7 +171,6 @@ pub(crate) struct Inner {
     pub create_lock: tokio::sync::Mutex<()>,
     /// Held while a lost control connection is replaced.
     pub reconnect: tokio::sync::Mutex<()>,
-    pub waits: Arc<WaitHub>,
 }
 
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
@@ -211,10 +223,12 @@ impl Controller {
     ///   command line in its message log: pasted texts must not linger there). `window-size
     ///   manual` is set on each window by `resize-window`, NEVER globally (tmux 3.3a segfaults
     ///   on the next new session, issue 4849);
-    /// - environment: this process's, minus `NOTIFY_SOCKET`, plus `LC_ALL=C.UTF-8`, `PAGER`,
-    ///   `GIT_PAGER`, `MANPAGER`, `SYSTEMD_PAGER` = `cat`, `HOME` = [`ControllerConfig::home`],
-    ///   and `PROMPT_COMMAND` = rat's hook. `TMUX` stays set in the terminals (tmux sets it), so
-    ///   that a `tmux` typed there reaches rat's server, not the user's.
+    /// - `default-command`: `exec bash --rcfile RC -i`, RC being rat's start-up file (see
+    ///   [`super::hook`]): the login files, then rat's prompt hook, first in `PROMPT_COMMAND`;
+    /// - environment: this process's, minus `NOTIFY_SOCKET` and `PROMPT_COMMAND`, plus
+    ///   `LC_ALL=C.UTF-8`, `PAGER`, `GIT_PAGER`, `MANPAGER`, `SYSTEMD_PAGER` = `cat`, `HOME` =
+    ///   [`ControllerConfig::home`]. `TMUX` stays set in the terminals (tmux sets it), so that a
+    ///   `tmux` typed there reaches rat's server, not the user's.
     ///
     /// # Errors
     /// [`StartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
@@ -244,7 +258,6 @@ impl Controller {
                 check: RwLock::new(TerminalCheck::all_holding()),
                 create_lock: tokio::sync::Mutex::new(()),
                 reconnect: tokio::sync::Mutex::new(()),
-                waits: Arc::new(WaitHub::new()),
             }),
         })
     }
@@ -373,8 +386,8 @@ impl Controller {
         let home = self.inner.config.home.to_string_lossy().into_owned();
         let target = format!("={CHECK_SESSION}:");
         let (w, h) = TERMINAL_SIZE;
-        let script = "unset HISTFILE\nfalse\n__rat_c1=${__rat_p-}; false | true\n\
-            echo \"RAT-CHECK[${__rat_c1-}][${__rat_p-}][$(bind -v 2>/dev/null | grep -c '^set enable-bracketed-paste on')]\"; \
+        let script = "unset HISTFILE\nfalse\n__rat_c1=${__rat_st-}; false | true\n\
+            echo \"RAT-CHECK[${__rat_c1-}][${__rat_st-}][$(bind -v 2>/dev/null | grep -c '^set enable-bracketed-paste on')]\"; \
             echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
         let replies = client
             .input(&[
@@ -426,16 +439,61 @@ impl Controller {
             let [first, second, paste] = fields[..] else {
                 return Err(format!("unexpected answer of the check: {line:?}"));
             };
+            // The hook ran (its variables are set): its records must reach ratd too.
+            let recorded = self.check_pane_recorded(&client, &target).await;
             return Ok(TerminalCheck {
                 ran: true,
                 bracketed_paste: paste != "0" && !paste.is_empty(),
-                prompts: !second.is_empty(),
+                prompts: !second.is_empty() && recorded,
                 statuses: first == "1" && second == "1,0",
                 prompt_command,
                 problem: None,
                 duration: Duration::ZERO,
             });
         }
+    }
+}
+
+impl Controller {
+    /// Whether a prompt of the check's pane reached ratd, waiting a second at most for the
+    /// record of its last prompt (written before bash printed the line that ended the check).
+    async fn check_pane_recorded(&self, client: &Client, target: &str) -> bool {
+        let Ok(reply) = client
+            .reply(&Command::new("list-panes").args(["-t", target, "-F", "#{pane_id}"]))
+            .await
+        else {
+            return false;
+        };
+        let Some(pane) = lines(&reply)
+            .first()
+            .and_then(|id| id.strip_prefix('%'))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        let prompts = self.inner.live_any().prompts;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline {
+            if prompts.pane(pane).prompt.is_some() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+}
+
+/// `word` as one word for bash: as it is when it holds only letters, digits and `/._-+,`, else
+/// quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        shell_quote(word)
     }
 }
 
@@ -482,14 +540,28 @@ async fn start_live(
     }
     let mut options = ServerOptions::new(config.socket_name());
     options.tmux = tmux.to_path_buf();
-    options.env_remove = vec![OsString::from("NOTIFY_SOCKET")];
+    let hooks = HookDir::create().map_err(StartError::Hook)?;
+    // bash reads rat's start-up file, which reads the login files, then puts the hook first.
+    // tmux names a pane whose bash is still starting after this command's first word, cut at
+    // its first space (`/usr/bin/bash` reads `bash`, as the bash it becomes): quoted only when
+    // it must be.
+    let shell_command = format!(
+        "exec {} --rcfile {} -i",
+        shell_word(&bash.to_string_lossy()),
+        shell_word(&hooks.rc_path().to_string_lossy())
+    );
+    let prompts = Prompts::new(hooks);
+    prompts.start_reading().map_err(StartError::Hook)?;
+    options.env_remove = vec![
+        OsString::from("NOTIFY_SOCKET"),
+        OsString::from("PROMPT_COMMAND"),
+    ];
     let mut env: Vec<(OsString, OsString)> = vec![
         ("LC_ALL".into(), "C.UTF-8".into()),
         ("PAGER".into(), "cat".into()),
         ("GIT_PAGER".into(), "cat".into()),
         ("MANPAGER".into(), "cat".into()),
         ("SYSTEMD_PAGER".into(), "cat".into()),
-        ("PROMPT_COMMAND".into(), hook::prompt_command(tmux).into()),
     ];
     env.push(("HOME".into(), config.home.clone().into_os_string()));
     options.env = env;
@@ -513,6 +585,7 @@ async fn start_live(
             Command::new("set-option")
                 .args(["-g", "default-shell"])
                 .arg(bash.as_os_str().as_encoded_bytes()),
+            Command::new("set-option").args(["-g", "default-command", &shell_command]),
             Command::new("set-option").args(["-g", "history-limit", &HISTORY_LIMIT.to_string()]),
             Command::new("set-option").args(["-g", "default-size", &format!("{w}x{h}")]),
             Command::new("set-option").args(["-g", "-w", "allow-rename", "off"]),
@@ -520,7 +593,11 @@ async fn start_live(
         ])
         .await
         .map_err(StartError::Setup)?;
-    Ok(Live { server, client })
+    Ok(Live {
+        server,
+        client,
+        prompts,
+    })
 }
 
 impl Inner {
@@ -599,15 +676,13 @@ impl Inner {
             return Ok(None);
         }
         let home = self.config.home.to_string_lossy();
+        let prompts = self.live_any().prompts;
         Ok(Some(
             lines(&reply)
                 .iter()
                 .filter_map(|l| parse_window(l, false))
                 .map(|mut w| {
-                    if w.path.is_empty() {
-                        // bash just starting: tmux started it in the home directory.
-                        w.path = home.to_string();
-                    }
+                    w.fill(&prompts, &home);
                     w
                 })
                 .collect(),

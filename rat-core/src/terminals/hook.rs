@@ -1,56 +1,258 @@
-//! rat's `PROMPT_COMMAND` hook and the bash it runs in (plan.md, "The hook and prompts").
+//! rat's prompt hook: how each terminal's bash tells ratd, at each prompt, that the input sent
+//! to it was read and its command finished, and how that command exited. The design and the
+//! alternatives weighed are in `docs/design/prompts.md`; in short:
 //!
-//! At each prompt the hook:
-//! 1. reads `${PIPESTATUS[@]}` first, before anything else changes it;
-//! 2. turns bracketed paste on (`bind 'set enable-bracketed-paste on'`): bash 4.4 and 5.0 have it
-//!    off by default, and an inputrc can turn it off; `PROMPT_COMMAND` runs after the startup
-//!    files, so the setting holds whatever they say;
-//! 3. tells the terminal at once that bracketed paste is on (`ESC[?2004h`, which readline sends
-//!    again when it starts reading the line): the prompt is recorded from a tmux client that
-//!    may reach tmux before readline has started, and a paste sent then must still be
-//!    bracketed, or its lines would run one by one;
-//! 4. unless a line already waits to be read (`read -t 0`: a text sent while the command ran,
-//!    which bash runs right after this prompt), records the prompt in the pane user option `@rat_prompt` as `TIME:STATUSES` (`-` at the
-//!    first prompt of a bash, which follows its startup files, not a command), and unsets
-//!    `@rat_input`, the option each input sets to its own time: "finished" is then a prompt
-//!    recorded since the last input, with no state in rat.
+//! - **Start-up.** tmux runs `bash --rcfile RC -i` in each pane (its `default-command`): RC,
+//!   written here, reads the files a login shell reads (`/etc/profile`, then the first of
+//!   `~/.bash_profile`, `~/.bash_login`, `~/.profile`), THEN installs the hook first in
+//!   `PROMPT_COMMAND`, so that no startup file can replace it or run before it (direnv, zoxide,
+//!   pyenv-virtualenv, liquidprompt, powerline, `PROMPT_COMMAND='history -a; history -n'`).
+//! - **First, at every prompt.** The first statement of rat's entry takes `$?` and
+//!   `PIPESTATUS` before anything else runs. bash 5.1+ runs the elements of a `PROMPT_COMMAND`
+//!   array each with the user's statuses; in a string (or the element holding rat's entry), a
+//!   hook put before rat's after start-up (bash-preexec does at its first prompt) makes that
+//!   prompt's status unknown (said as such, never guessed), and the hook moves its entry back
+//!   to the front for the next one. The hook returns the user's `$?`, so hooks after it see it.
+//! - **Which input a prompt answers.** ratd numbers the inputs of each pane and writes, in a
+//!   file of the pane, `STARTED REPLIED`: the input it is about to write to tmux, then the one
+//!   tmux answered (its bytes then written to the pane). The hook reads that file, then checks
+//!   that no byte waits on the terminal (`read -t 0`): a prompt covers the inputs tmux had
+//!   answered when the hook read the file, and none after (a later one would still wait unread).
+//!   While an input is in flight (`STARTED` > `REPLIED`), the hook waits for tmux's answer, 20 ms
+//!   at most. A prompt while a line waits to be read is not recorded: bash runs that line next.
+//! - **Kept.** `PS0` (shown before each command runs) gets a piece of rat's appended at each
+//!   prompt: it notes `$!` before the command, and puts rat's entry back into a
+//!   `PROMPT_COMMAND` left unset or empty (`unset PROMPT_COMMAND` typed in a terminal), for the
+//!   prompt after the next command. Both are expansions: nothing printed, no process.
+//! - **What the command did.** The command number (`\#`) tells whether a command ran since the
+//!   last prompt (an empty line runs none: the status keeps its own time). A job started in the
+//!   background (`sleep 3 &`) leaves `PIPESTATUS` as it was: `$!` changed across the command
+//!   with `PIPESTATUS` unchanged, or `PIPESTATUS` disagreeing with `$?` (`! false`, `if false`,
+//!   a failure under `pipefail`), tell only `$?` (0 for a job started).
+//! - **Telling ratd.** One line written with bash's builtin `printf` into a FIFO ratd holds
+//!   open read-write (so it never blocks on open, ratd gone or not): no process forked, no tmux
+//!   client. ratd reads it at once: waits are event-driven.
 //!
-//! It reaches tmux through the client of the terminal (`TMUX`, `TMUX_PANE`), by the absolute
-//! path of the tmux running the server: the agent's `PATH` may hold another one, or none. The
-//! tmux client runs in the background of a subshell (`( tmux ... & )`), with job control off
-//! meanwhile (`set +m`, restored if it was on): in the foreground, or in a subshell given its own
-//! process group by job control, it would show as the window's command (`tmux` rather than
-//! `bash`, measured) for the millisecond or two it takes, which `list_windows` would tell and
-//! `wait_window` would take for a command running. A subshell rather than a job of bash's own,
-//! so that bash announces nothing and `$!` stays the agent's. The cost, measured in
-//! `benches/benches/wait.rs`, is in `rat-core/README.md`. The time comes from `printf '%(%s)T'`,
-//! without a process. Nothing is printed. `${VAR-}` everywhere, so that `set -u` in a startup
-//! file breaks nothing.
+//! Nothing is printed but `ESC[?2004h` (bracketed paste announced, as readline would). `${VAR-}`
+//! everywhere, so that `set -u` in a startup file breaks nothing.
 
-use std::path::Path;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The user option holding the last prompt recorded: `TIME:STATUSES`.
-pub(crate) const PROMPT_OPTION: &str = "@rat_prompt";
-/// The user option each input sets to its own time (Unix seconds); the hook unsets it.
-pub(crate) const INPUT_OPTION: &str = "@rat_input";
+/// The bash start-up file of the terminals, `@DIR@` standing for the hook directory (quoted).
+const RC: &str = r#"# rat's terminal start-up: the files a login shell reads, then rat's prompt hook, first.
+if [ -r /etc/profile ]; then . /etc/profile; fi
+for __rat_f in ~/.bash_profile ~/.bash_login ~/.profile; do
+  if [ -r "$__rat_f" ]; then . "$__rat_f"; break; fi
+done
+unset __rat_f
+__rat_dir=@DIR@
+__rat_on=1
+__rat_cn='\#'
+__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook}'
+__rat_e=
+__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat_entry}}'
+__rat_hook() {
+  local n=${__rat_cn@P} a=0 b=0 i e t u=
+  bind 'set enable-bracketed-paste on' >/dev/null 2>&1
+  [ -t 1 ] && printf '\e[?2004h'
+  for i in "${!PROMPT_COMMAND[@]}"; do
+    e=${PROMPT_COMMAND[i]}
+    if [[ $e == *"$__rat_entry"* && $e != "$__rat_entry"* ]]; then
+      u=1; PROMPT_COMMAND[i]=$__rat_entry$'\n'${e//"$__rat_entry"/:}
+    fi
+  done
+  [[ ${PS0-} == *"$__rat_ps0"* ]] || PS0=${PS0-}$__rat_ps0
+  printf -v t '%(%s)T' -1
+  printf -v __rat_p '%s,' "${__rat_s[@]:1}"; __rat_p=${__rat_p%,}
+  if [ -z "${__rat_n-}" ]; then __rat_st=-; __rat_stt=$t
+  elif [ "$n" != "$__rat_n" ]; then
+    __rat_stt=$t
+    if [ -n "$u" ]; then __rat_st='?'
+    elif [ "${__rat_s[${#__rat_s[@]}-1]}" != "${__rat_s[0]}" ] ||
+      { [ "${!:-0}" != "${__rat_bang:-0}" ] && [ "$__rat_p" = "${__rat_lp-}" ]; }; then
+      __rat_st=${__rat_s[0]}
+    else __rat_st=$__rat_p; fi
+  fi
+  __rat_n=$n; __rat_lp=$__rat_p; __rat_bang=${!:-0}
+  if [ -n "${TMUX_PANE-}" ] && [ -p "$__rat_dir/prompts" ]; then
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+      read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
+      [ "$a" = "$b" ] && break
+      read -r -t 0.002 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
+    done
+    if ! read -t 0 2>/dev/null; then
+      printf 'R %s %s %s %s %s\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" 1<>"$__rat_dir/prompts" 2>/dev/null
+    fi
+  fi
+  return "${__rat_s[0]}"
+}
+if [ "${#PROMPT_COMMAND[@]}" -gt 1 ]; then
+  PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
+else
+  PROMPT_COMMAND=$__rat_entry${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}
+fi
+"#;
 
-/// The value of `PROMPT_COMMAND` in the terminals, for the tmux program at `tmux`.
-pub(crate) fn prompt_command(tmux: &Path) -> String {
-    let tmux = shell_quote(&tmux.to_string_lossy());
-    format!(
-        "__rat_s=(\"${{PIPESTATUS[@]}}\"); \
-         bind 'set enable-bracketed-paste on' >/dev/null 2>&1; \
-         [ -t 1 ] && printf '\\e[?2004h'; \
-         if [ -n \"${{TMUX-}}\" ] && [ -n \"${{TMUX_PANE-}}\" ]; then \
-         if [ -z \"${{__rat_up-}}\" ]; then __rat_up=1; __rat_p=-; \
-         else printf -v __rat_p '%s,' \"${{__rat_s[@]}}\"; __rat_p=${{__rat_p%,}}; fi; \
-         printf -v __rat_t '%(%s)T' -1; \
-         if ! read -t 0 2>/dev/null; then \
-         __rat_m=${{-//[^m]/}}; set +m; \
-         ({tmux} set-option -p -t \"$TMUX_PANE\" {PROMPT_OPTION} \"$__rat_t:$__rat_p\" \\; \
-         set-option -p -u -t \"$TMUX_PANE\" {INPUT_OPTION} >/dev/null 2>&1 &); \
-         if [ -n \"$__rat_m\" ]; then set -m; fi; fi; fi"
-    )
+/// The start-up file for the hook directory `dir`.
+pub(crate) fn rc(dir: &Path) -> String {
+    RC.replace("@DIR@", &shell_quote(&dir.to_string_lossy()))
+}
+
+/// How a terminal's last command exited, as the hook recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// No command since bash started (its first prompt follows its startup files).
+    Started,
+    /// The statuses of its pipeline, left to right (one for a single command, or where
+    /// `PIPESTATUS` could not be trusted: a job started in the background, `! cmd`, `if`).
+    Statuses(Vec<i32>),
+    /// Not known: a hook of another program ran before rat's at that prompt.
+    Unknown,
+}
+
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The pane's number (`%3` is 3).
+    pub pane: u32,
+    /// The inputs this prompt answers: every input numbered up to this one was read.
+    pub covers: u64,
+    /// When bash showed the prompt, Unix seconds.
+    pub time: i64,
+    /// When the last command ended (the prompt after it), Unix seconds.
+    pub exit_time: i64,
+    /// How it exited.
+    pub exit: Exit,
+}
+
+impl Record {
+    /// Parses one line of the FIFO; `None` for anything rat's hook does not write.
+    pub fn parse(line: &str) -> Option<Record> {
+        let mut fields = line.split(' ');
+        if fields.next()? != "R" {
+            return None;
+        }
+        let pane = fields.next()?.parse().ok()?;
+        let covers = fields.next()?.parse().ok()?;
+        let time = fields.next()?.parse().ok()?;
+        let exit_time = fields.next()?.parse().ok()?;
+        let exit = match fields.next()? {
+            "-" => Exit::Started,
+            "?" => Exit::Unknown,
+            list => Exit::Statuses(
+                list.split(',')
+                    .map(|s| s.parse().ok())
+                    .collect::<Option<Vec<i32>>>()
+                    .filter(|l| !l.is_empty())?,
+            ),
+        };
+        if fields.next().is_some() {
+            return None;
+        }
+        Some(Record {
+            pane,
+            covers,
+            time,
+            exit_time,
+            exit,
+        })
+    }
+}
+
+/// The hook's private directory (mode 0700, removed on drop): `rc`, the FIFO `prompts` that ratd
+/// reads, the FIFO `sleep` (never written: the hook's short waits, without a process), and
+/// `in/PANE`, each pane's `STARTED REPLIED` input numbers.
+#[derive(Debug)]
+pub(crate) struct HookDir {
+    path: PathBuf,
+}
+
+impl HookDir {
+    /// Creates it under `$XDG_RUNTIME_DIR` (a tmpfs on systemd machines), else the system's
+    /// temporary directory.
+    pub(crate) fn create() -> std::io::Result<HookDir> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let parent = match std::env::var_os("XDG_RUNTIME_DIR") {
+            Some(dir) if Path::new(&dir).is_dir() => PathBuf::from(dir),
+            _ => std::env::temp_dir(),
+        };
+        let mut last = None;
+        for _ in 0..16 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let path = parent.join(format!(
+                "rat-hook-{}-{}-{nanos:08x}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => {
+                    let dir = HookDir { path };
+                    dir.fill()?;
+                    return Ok(dir);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+    }
+
+    fn fill(&self) -> std::io::Result<()> {
+        for fifo in ["prompts", "sleep"] {
+            nix::unistd::mkfifo(&self.path.join(fifo), nix::sys::stat::Mode::S_IRWXU)
+                .map_err(std::io::Error::from)?;
+        }
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(self.path.join("in"))?;
+        write_private(&self.rc_path(), rc(&self.path).as_bytes())
+    }
+
+    /// The start-up file.
+    pub(crate) fn rc_path(&self) -> PathBuf {
+        self.path.join("rc")
+    }
+
+    /// The FIFO the hook writes its records to.
+    pub(crate) fn prompts_path(&self) -> PathBuf {
+        self.path.join("prompts")
+    }
+
+    /// Records pane `pane`'s input numbers, replacing the file whole (a rename), so that the
+    /// hook never reads half of it.
+    pub(crate) fn write_inputs(
+        &self,
+        pane: u32,
+        started: u64,
+        replied: u64,
+    ) -> std::io::Result<()> {
+        let path = self.path.join("in").join(pane.to_string());
+        let tmp = self.path.join("in").join(format!(".{pane}"));
+        write_private(&tmp, format!("{started} {replied}\n").as_bytes())?;
+        std::fs::rename(&tmp, &path)
+    }
+}
+
+impl Drop for HookDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(data)
 }
 
 /// `s` in single quotes for bash.
@@ -87,8 +289,41 @@ mod tests {
     }
 
     #[test]
-    fn hook() {
-        insta::assert_snapshot!(prompt_command(Path::new("/usr/bin/tmux")));
+    fn start_up_file() {
+        insta::assert_snapshot!(rc(Path::new("/run/user/1000/rat-hook-1-0-00000000")));
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+    }
+
+    #[test]
+    fn records() {
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 1,0"),
+            Some(Record {
+                pane: 3,
+                covers: 12,
+                time: 1_700_000_005,
+                exit_time: 1_700_000_004,
+                exit: Exit::Statuses(vec![1, 0]),
+            })
+        );
+        assert_eq!(
+            Record::parse("R 0 0 5 5 -").map(|r| r.exit),
+            Some(Exit::Started)
+        );
+        assert_eq!(
+            Record::parse("R 0 0 5 5 ?").map(|r| r.exit),
+            Some(Exit::Unknown)
+        );
+        for bad in [
+            "",
+            "R",
+            "R 1 2 3 4",
+            "R a 2 3 4 0",
+            "R 1 2 3 4 1,,0",
+            "R 1 2 3 4 0 x",
+            "X 1 2 3 4 0",
+        ] {
+            assert_eq!(Record::parse(bad), None, "{bad:?}");
+        }
     }
 }

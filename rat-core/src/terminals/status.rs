@@ -1,37 +1,8 @@
-//! The prompt a window recorded, and how its last command exited, told to agents
-//! (ratd-design.txt, Tools: list_windows and wait_window, pipelines).
-//!
-//! rat's `PROMPT_COMMAND` hook (see [`super::hook`]) records each prompt in the pane user option
-//! `@rat_prompt` as `TIME:STATUSES`: the prompt's time (Unix seconds) and `${PIPESTATUS[*]}`
-//! joined by commas (`1,0`), or `-` at the first prompt of a bash, which follows its startup
-//! files, not a command. A value rat did not write reads as no prompt, never as an error.
+//! How a window's last command exited, told to agents: single commands, pipelines (failures
+//! first), SIGPIPE, and relative times. What the hook records is in [`super::hook`].
 
 /// SIGPIPE's exit status (128 + 13): a writer whose reader stopped early (`yes | head`).
 const SIGPIPE_STATUS: i32 = 141;
-
-/// A prompt recorded by rat's hook.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Prompt {
-    /// When bash showed it, Unix seconds.
-    pub time: i64,
-    /// The statuses of the last pipeline, left to right; `None` at the first prompt of a bash.
-    pub statuses: Option<Vec<i32>>,
-}
-
-impl Prompt {
-    /// Parses the value of `@rat_prompt`; `None` for anything rat's hook does not write.
-    pub(crate) fn parse(value: &str) -> Option<Prompt> {
-        let (time, statuses) = value.split_once(':')?;
-        let time = time.parse().ok()?;
-        let statuses = if statuses == "-" {
-            None
-        } else {
-            let list: Option<Vec<i32>> = statuses.split(',').map(|s| s.parse().ok()).collect();
-            Some(list.filter(|l| !l.is_empty())?)
-        };
-        Some(Prompt { time, statuses })
-    }
-}
 
 /// A duration told to agents in its largest unit: `12s`, `3m`, `2h`, then days beyond two days
 /// (`3d`). Models do not know the current time, so times are told relative to now.
@@ -150,27 +121,6 @@ pub(crate) fn list_exit(statuses: &[i32], age: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parse_prompt() {
-        assert_eq!(
-            Prompt::parse("1700000000:1,0"),
-            Some(Prompt {
-                time: 1_700_000_000,
-                statuses: Some(vec![1, 0])
-            })
-        );
-        assert_eq!(
-            Prompt::parse("1700000000:-"),
-            Some(Prompt {
-                time: 1_700_000_000,
-                statuses: None
-            })
-        );
-        for bad in ["", "x", "1:", "a:1", "1:1,,0", "1:a", "1 0"] {
-            assert_eq!(Prompt::parse(bad), None, "{bad:?}");
-        }
-    }
 
     #[test]
     fn relative_times() {

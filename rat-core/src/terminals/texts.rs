@@ -309,8 +309,23 @@ pub(crate) fn other_window_in_new_session(window: &str) -> String {
 pub const RESTARTING: &str = "The terminals are restarting after a failure, and every window \
      was lost: retry in a few seconds to find a fresh main.";
 
-/// tmux not answering within the deadline.
+/// tmux not answering within the deadline, for a call that only reads.
 pub const NOT_ANSWERING: &str = "The terminals did not answer in time: retrying may work.";
+
+/// tmux not answering within the deadline, for a call whose commands were written to tmux:
+/// tmux reads them when it answers again, so they may still take effect; `look` says how to
+/// see whether they did.
+pub(crate) fn not_answering_sent(look: &str) -> String {
+    format!(
+        "The terminals did not answer in time (tmux stopped or overloaded): this call did not          complete, but what it sent may still take effect once tmux answers. Before retrying,          {look}."
+    )
+}
+
+/// The exit status of a finished command is unknown: another program's hook ran first.
+pub(crate) const STATUS_UNKNOWN: &str = "Its exit status is unknown: a hook of another program      ran before rat's in PROMPT_COMMAND at that prompt (rat's moves back first for the next      command).";
+
+/// Where the startup check found statuses lost: said where a status would be.
+pub(crate) const STATUS_NOT_RECORDED: &str = "Its exit status is not recorded in these      terminals: a bash startup file runs a command before rat's hook in PROMPT_COMMAND.";
 
 /// Anything else: logged.
 pub const INTERNAL: &str = "Internal error, logged: retrying may work.";

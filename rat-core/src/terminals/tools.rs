@@ -7,10 +7,11 @@ use tmux_cc::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, unix_now};
-use super::hook::INPUT_OPTION;
+use super::hook::{Exit, Record};
 use super::input::{CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow};
 use super::keys::first_invalid_key;
 use super::names::{is_valid_name, is_valid_window_name};
+use super::prompts::{InputTurn, now_f64};
 use super::screen::{Capture, render, trim_capture};
 use super::status::{ago, list_exit, wait_exit};
 use super::text::first_control_char;
@@ -35,8 +36,9 @@ pub struct Terminals {
 /// as left running: they end on the terminal's hangup, within milliseconds.
 const LEFT_GRACE: Duration = Duration::from_millis(300);
 
-/// How long after a prompt is first seen the wait looks again before answering.
-const CONFIRM_AFTER: Duration = Duration::from_millis(5);
+/// How often a wait looks at its window when no prompt is recorded meanwhile: a window closed,
+/// or the terminals restarted, are seen within this time. A prompt wakes it at once.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
 
 /// Nothing displayed for this long makes `wait_window` say it calmly.
 const QUIET_HINT_AFTER: i64 = 10;
@@ -89,9 +91,17 @@ impl Terminals {
                     ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND",
                 ),
                 Some(prompt) if check.tells_statuses() && w.finished() => {
-                    if let Some(statuses) = &prompt.statuses {
-                        line.push_str(", ");
-                        line.push_str(&list_exit(statuses, &ago(now - prompt.time)));
+                    let age = ago(age_of(prompt.exit_time));
+                    match &prompt.exit {
+                        Exit::Statuses(statuses) => {
+                            line.push_str(", ");
+                            line.push_str(&list_exit(statuses, &age));
+                        }
+                        Exit::Unknown => line.push_str(&format!(
+                            ", last command's exit status unknown (another program's hook ran \
+                             before rat's) ({age} ago)"
+                        )),
+                        Exit::Started => {}
                     }
                 }
                 Some(_) => {}
@@ -155,7 +165,9 @@ impl Terminals {
         }
         match self.create_window_inner(&input.name).await {
             Ok(result) => result.with_log("window", &input.name),
-            Err(fail) => fail.result().with_log("window", &input.name),
+            Err(fail) => fail
+                .result_sent("list_windows shows whether it was created")
+                .with_log("window", &input.name),
         }
     }
 
@@ -263,7 +275,9 @@ impl Terminals {
             }
         }
         .await;
-        result.unwrap_or_else(Fail::result).with_log("window", name)
+        result
+            .unwrap_or_else(|fail| fail.result_sent("list_windows shows whether it is still there"))
+            .with_log("window", name)
     }
 
     /// Tells why an input found no window: the session missing (created now, nothing sent) or
@@ -293,14 +307,78 @@ impl Terminals {
         }
     }
 
-    /// The commands every input starts with, in its write: its time recorded in the pane
-    /// option `@rat_input` (the hook unsets it at the next prompt), then any tmux mode left
-    /// (`copy-mode -q`: keys would go to the mode, a paste would not be bracketed).
+    /// The commands every input starts with, in its write: any tmux mode left (`copy-mode
+    /// -q`: keys would go to the mode, a paste would not be bracketed).
     fn input_prelude(&self, target: &str) -> Vec<Command> {
-        vec![
-            tmux_cc::set_pane_option(target, INPUT_OPTION, unix_now().to_string().as_bytes()),
-            tmux_cc::leave_modes(target),
-        ]
+        vec![tmux_cc::leave_modes(target)]
+    }
+
+    /// The pane an input to `window` goes to (its active pane), or why there is none: the
+    /// session missing (created now, nothing sent) or the window.
+    async fn input_pane(&self, window: &str) -> Result<Result<u32, Missing>, Fail> {
+        let inner = self.inner();
+        match inner.list_windows(&self.session).await? {
+            None => {
+                inner.create_session(&self.session).await?;
+                Ok(Err(Missing::Session))
+            }
+            Some(windows) => Ok(windows
+                .iter()
+                .find(|w| w.name == window)
+                .map(|w| w.pane)
+                .ok_or(Missing::Window)),
+        }
+    }
+
+    /// Numbers an input to `window` for the prompt hook, before it is written (see
+    /// [`super::prompts`]); or the result telling why nothing can be sent.
+    async fn start_input(&self, window: &str) -> Result<InputTurn, ToolResult> {
+        let pane = match self.input_pane(window).await {
+            Ok(Ok(pane)) => pane,
+            Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
+            Err(fail) => return Err(fail.result()),
+        };
+        let prompts = self.inner().live_any().prompts;
+        prompts.start_input(pane).await.map_err(|e| {
+            Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
+        })
+    }
+
+    /// What an input's outcome tells: tmux answered (the input reached the pane), refused it
+    /// (nothing reached it: the window or session missing, asked to tmux), or did not answer
+    /// (it may still arrive: `look` says how to see).
+    async fn end_input(
+        &self,
+        window: &str,
+        turn: InputTurn,
+        sent: Result<(), tmux_cc::Error>,
+        look: &str,
+        ok: impl FnOnce() -> ToolResult,
+    ) -> ToolResult {
+        match sent {
+            Ok(()) => match turn.answered() {
+                Ok(()) => ok(),
+                Err(e) => {
+                    Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
+                }
+            },
+            // Written, maybe read later: left in flight, which the hook knows.
+            Err(e @ tmux_cc::Error::Timeout { .. }) => {
+                drop(turn);
+                self.inner().map_error(e).result_sent(look)
+            }
+            Err(e) => {
+                if matches!(e, tmux_cc::Error::Command { .. }) {
+                    let _ = turn.refused();
+                } else {
+                    drop(turn);
+                }
+                match self.explain_input_error(window, e).await {
+                    Ok(missing) => self.missing_result(missing, window),
+                    Err(fail) => fail.result_sent(look),
+                }
+            }
+        }
     }
 
     /// Tells why an input failed: a command refused by tmux means a missing window or session
@@ -357,6 +435,10 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
+        let turn = match self.start_input(window).await {
+            Ok(turn) => turn,
+            Err(result) => return log(result),
+        };
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -371,8 +453,9 @@ impl Terminals {
                 after,
             )
             .await;
-        let result = match sent {
-            Ok(()) => {
+        let look = format!("read_window {window} shows whether the text arrived");
+        let result = self
+            .end_input(window, turn, sent, &look, || {
                 let chars = input.text.chars().count();
                 ToolResult::ok(match (chars, input.enter) {
                     (0, _) => format!("Pressed Enter in {window}."),
@@ -381,12 +464,8 @@ impl Terminals {
                     }
                     (n, false) => format!("Pasted {n} characters into {window}, without Enter."),
                 })
-            }
-            Err(e) => match self.explain_input_error(window, e).await {
-                Ok(missing) => self.missing_result(missing, window),
-                Err(fail) => fail.result(),
-            },
-        };
+            })
+            .await;
         log(result)
     }
 
@@ -432,20 +511,24 @@ impl Terminals {
                 .chunks(KEYS_PER_COMMAND)
                 .map(|keys| tmux_cc::send_keys(&target, keys)),
         );
-        let sent = match self.inner().client().await {
-            Ok(client) => client.input_ok(&cmds).await.map(|_| ()),
+        let client = match self.inner().client().await {
+            Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let result = match sent {
-            Ok(()) => ToolResult::ok(format!(
-                "Pressed in {window}: {}.",
-                texts::keys_pressed(&input.keys)
-            )),
-            Err(e) => match self.explain_input_error(window, e).await {
-                Ok(missing) => self.missing_result(missing, window),
-                Err(fail) => fail.result(),
-            },
+        let turn = match self.start_input(window).await {
+            Ok(turn) => turn,
+            Err(result) => return log(result),
         };
+        let sent = client.input_ok(&cmds).await.map(|_| ());
+        let look = format!("read_window {window} shows whether the keys arrived");
+        let result = self
+            .end_input(window, turn, sent, &look, || {
+                ToolResult::ok(format!(
+                    "Pressed in {window}: {}.",
+                    texts::keys_pressed(&input.keys)
+                ))
+            })
+            .await;
         log(result)
     }
 
@@ -654,74 +737,61 @@ impl Terminals {
         }
         let started = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(u64::from(seconds));
-        let controller = self.controller.clone();
-        let mut rx = inner.waits.subscribe(move |format| {
-            let controller = controller.clone();
-            async move {
-                let reply = controller
-                    .inner
-                    .reply(Command::new("list-windows").args(["-a", "-F", &format]))
-                    .await
-                    .ok()?;
-                reply.success.then(|| lines(&reply))
-            }
-        });
+        let prompts = inner.live_any().prompts;
+        // Subscribed before the first look: a prompt recorded after it wakes the wait.
+        let mut recorded = prompts.subscribe();
         let stopping = inner.stopping.clone();
-        let key = (self.session.clone(), window.to_string());
-        let mut last: Option<WindowInfo> = None;
         loop {
-            tokio::select! {
-                _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
-                _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
-                _ = tokio::time::sleep_until(deadline) => break,
-                changed = rx.changed() => {
-                    if changed.is_err() {
-                        return Err(Fail::Internal("the wait poller ended".into()));
-                    }
-                    let snapshot = rx.borrow_and_update().clone();
-                    let Some(windows) = &snapshot.windows else {
-                        if inner.client().await.is_err() {
-                            return Err(Fail::Restarting);
+            let windows = inner.list_windows(&self.session).await?;
+            let Some(w) = windows.and_then(|ws| ws.into_iter().find(|w| w.name == window)) else {
+                return Ok(ToolResult::refused(
+                    format!(
+                        "{window}: the window closed while waiting (its bash exited, or close_window)."
+                    ),
+                    "window closed while waiting",
+                ));
+            };
+            if w.finished() {
+                return Ok(ToolResult::ok(self.finished_text(window, &w, &check)));
+            }
+            let pane = w.pane;
+            // Until its pane's prompt answers the last input (looked up in memory, at each
+            // record), or a while has passed: then tmux is asked again.
+            let look_again = tokio::time::sleep(LOOK_EVERY);
+            tokio::pin!(look_again);
+            loop {
+                tokio::select! {
+                    _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
+                    _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
+                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, &check),
+                    _ = &mut look_again => break,
+                    changed = recorded.changed() => {
+                        if changed.is_err() {
+                            // The server was replaced: the next look tells.
+                            break;
                         }
-                        continue;
-                    };
-                    let Some(w) = windows.get(&key) else {
-                        return Ok(ToolResult::refused(
-                            format!("{window}: the window closed while waiting (its bash exited, or close_window)."),
-                            "window closed while waiting",
-                        ));
-                    };
-                    // Seen finished: confirmed by a second look 5 ms later, as the hook
-                    // records the prompt from a tmux client that can reach tmux before bash
-                    // has printed its prompt.
-                    if w.finished() {
-                        tokio::time::sleep(CONFIRM_AFTER).await;
-                        if let Some(now) = inner
-                            .list_windows(&self.session)
-                            .await?
-                            .and_then(|ws| ws.into_iter().find(|w| w.name == window))
-                            .filter(WindowInfo::finished)
-                        {
-                            return Ok(ToolResult::ok(self.finished_text(window, &now, &check)));
+                        if prompts.pane(pane).finished_prompt().is_some() {
+                            break;
                         }
                     }
-                    last = Some(w.clone());
                 }
             }
         }
-        let waited = started.elapsed().as_secs() as i64;
-        let w = match last {
-            Some(w) => w,
-            None => inner
-                .list_windows(&self.session)
-                .await?
-                .and_then(|ws| ws.into_iter().find(|w| w.name == window))
-                .ok_or_else(|| Fail::Internal("window missing at the end of the wait".into()))?,
-        };
+    }
+
+    /// The answer of a wait whose time ran out, from the last look at the window.
+    fn timed_out(
+        &self,
+        window: &str,
+        w: WindowInfo,
+        started: std::time::Instant,
+        check: &super::TerminalCheck,
+    ) -> Result<ToolResult, Fail> {
         if w.finished() {
-            return Ok(ToolResult::ok(self.finished_text(window, &w, &check)));
+            return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
         }
-        let text = running_text(window, &w, unix_now(), waited);
+        let waited = started.elapsed().as_secs_f64().round() as i64;
+        let text = running_text(window, &w, now_f64(), waited);
         Ok(if w.prompt.is_none() {
             ToolResult::message(text)
         } else {
@@ -730,22 +800,43 @@ impl Terminals {
     }
 
     fn finished_text(&self, window: &str, w: &WindowInfo, check: &super::TerminalCheck) -> String {
-        let now = unix_now();
         let prompt = w.prompt.as_ref().expect("finished means a prompt");
-        let age = ago(now - prompt.time);
-        match (&prompt.statuses, check.tells_statuses()) {
-            (None, _) => format!("{window}: bash is at its prompt ({age} ago), ready for input."),
-            (Some(statuses), true) => format!(
-                "{window}: the command finished {age} ago{}",
-                wait_exit(statuses)
-            ),
-            (Some(_), false) => format!("{window}: the command finished {age} ago."),
-        }
+        finished_text(window, prompt, check)
+    }
+}
+
+/// The seconds since `time` (whole seconds, truncated by bash's clock), rounded to the nearest:
+/// the moment lies in `[time, time + 1)`, its middle is taken.
+fn age_of(time: i64) -> i64 {
+    (now_f64() - time as f64 - 0.5).round().max(0.0) as i64
+}
+
+/// The answer of a wait whose window's prompt answers the last input.
+fn finished_text(window: &str, prompt: &Record, check: &super::TerminalCheck) -> String {
+    let age = ago(age_of(prompt.exit_time));
+    match &prompt.exit {
+        Exit::Started => format!(
+            "{window}: bash is at its prompt ({} ago), ready for input.",
+            ago(age_of(prompt.time))
+        ),
+        Exit::Statuses(statuses) if check.tells_statuses() => format!(
+            "{window}: the command finished {age} ago{}",
+            wait_exit(statuses)
+        ),
+        Exit::Statuses(_) => format!(
+            "{window}: the command finished {age} ago. {}",
+            texts::STATUS_NOT_RECORDED
+        ),
+        Exit::Unknown => format!(
+            "{window}: the command finished {age} ago. {}",
+            texts::STATUS_UNKNOWN
+        ),
     }
 }
 
 /// The answer of a wait that ran out of time (or a window that never ran rat's hook).
-pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) -> String {
+pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) -> String {
+    let since = |time: f64| ago((now - time).round() as i64);
     if w.prompt.is_none() {
         return format!(
             "{window}: no prompt recorded: bash is still starting, or its startup files replace \
@@ -760,20 +851,23 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) 
         // The quiet hint is left out: this one points to read_window already.
         return format!(
             "{window}: nothing finished since your last input, {} ago: bash has shown no prompt \
-             since. A bash script or builtin may still be running (a script shows as bash), or a \
-             text may wait on the command line (sent without Enter): read_window shows which.",
-            ago(now - time)
+             since. A bash script or builtin may still be running (a script shows as bash), a \
+             text may wait on the command line (sent without Enter), or rat's hook was taken out \
+             of PROMPT_COMMAND in this terminal (it comes back after the next command): \
+             read_window shows which.",
+            since(time)
         );
     }
     let since = match w.input {
-        Some(time) => format!("{} since your last input", ago(now - time)),
+        Some(time) => format!("{} since your last input", since(time)),
         None => format!("after waiting {}", ago(waited)),
     };
     let mut text = format!(
         "{window}: still running, {since}, {} in the foreground.",
         w.command
     );
-    let quiet = now - w.activity;
+    // window_activity is whole seconds (tmux's clock, truncated): its middle is taken.
+    let quiet = (now - w.activity as f64 - 0.5).round() as i64;
     if quiet >= QUIET_HINT_AFTER {
         text.push_str(&format!(
             " Nothing was displayed for {}: normal for some commands; read_window shows whether it waits for input.",
@@ -786,12 +880,11 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: i64, waited: i64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terminals::status::Prompt;
 
     fn window(
         command: &str,
-        input: Option<i64>,
-        prompt: Option<Prompt>,
+        input: Option<f64>,
+        prompt: Option<Record>,
         activity: i64,
     ) -> WindowInfo {
         WindowInfo {
@@ -800,6 +893,7 @@ mod tests {
             activity,
             alternate: false,
             history: 0,
+            pane: 0,
             input,
             prompt,
             pane_pid: 0,
@@ -811,18 +905,22 @@ mod tests {
     #[test]
     fn what_still_runs() {
         let now = 1_000_000;
-        let prompt = Some(Prompt {
+        let nowf = now as f64 + 0.5;
+        let prompt = Some(Record {
+            pane: 0,
+            covers: 1,
             time: now - 400,
-            statuses: Some(vec![0]),
+            exit_time: now - 400,
+            exit: Exit::Statuses(vec![0]),
         });
         let cases = [
             (
                 "make, input 3m ago, output now",
-                window("make", Some(now - 180), prompt.clone(), now),
+                window("make", Some(nowf - 180.0), prompt.clone(), now),
             ),
             (
                 "make, input 3m ago, quiet 25s",
-                window("make", Some(now - 180), prompt.clone(), now - 25),
+                window("make", Some(nowf - 180.0), prompt.clone(), now - 25),
             ),
             (
                 "no input recorded, vim",
@@ -830,11 +928,15 @@ mod tests {
             ),
             (
                 "bash without a prompt since the input",
-                window("bash", Some(now - 5), prompt.clone(), now - 2),
+                window("bash", Some(nowf - 5.0), prompt.clone(), now - 2),
+            ),
+            (
+                "make, input 3.06s ago: 3s, not 4s",
+                window("make", Some(nowf - 3.06), prompt.clone(), now),
             ),
             (
                 "bash, quiet 12s, no prompt since the input",
-                window("bash", Some(now - 40), prompt, now - 12),
+                window("bash", Some(nowf - 40.0), prompt, now - 12),
             ),
             ("no prompt recorded", window("bash", None, None, now)),
         ];
@@ -842,7 +944,7 @@ mod tests {
         for (case, w) in cases {
             out.push_str(&format!(
                 "{case}:\n  {}\n",
-                running_text("build", &w, now, 20)
+                running_text("build", &w, nowf, 20)
             ));
         }
         insta::assert_snapshot!(out);

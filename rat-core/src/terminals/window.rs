@@ -7,8 +7,8 @@
 //! text fields are quoted with `q:` (a backslash before spaces and special characters) and
 //! unquoted here.
 
-use super::hook::{INPUT_OPTION, PROMPT_OPTION};
-use super::status::Prompt;
+use super::hook::Record;
+use super::prompts::Prompts;
 
 /// The fields of a window, for `list-windows -F` (`-a` adds the session first).
 pub(crate) fn window_format(with_session: bool) -> String {
@@ -21,8 +21,7 @@ pub(crate) fn window_format(with_session: bool) -> String {
         "a#{window_activity}".to_string(),
         "f#{alternate_on}".to_string(),
         "h#{history_size}".to_string(),
-        format!("i#{{q:{INPUT_OPTION}}}"),
-        format!("p#{{q:{PROMPT_OPTION}}}"),
+        "P#{pane_id}".to_string(),
         "b#{pane_pid}".to_string(),
         "c#{q:pane_current_command}".to_string(),
         "d#{q:pane_current_path}".to_string(),
@@ -31,7 +30,7 @@ pub(crate) fn window_format(with_session: bool) -> String {
 }
 
 /// A window as `list-windows` describes it (its active pane).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WindowInfo {
     /// The session, with `-a` only.
     pub session: Option<String>,
@@ -43,10 +42,12 @@ pub(crate) struct WindowInfo {
     pub alternate: bool,
     /// Rows of history.
     pub history: u64,
-    /// The time of the last input not followed by a prompt yet (`@rat_input`).
-    pub input: Option<i64>,
+    /// The number of its active pane (`%3` is 3).
+    pub pane: u32,
+    /// The time of the last input no prompt answered yet, Unix seconds with a fraction.
+    pub input: Option<f64>,
     /// The last prompt recorded, if rat's hook ran.
-    pub prompt: Option<Prompt>,
+    pub prompt: Option<Record>,
     /// The pid of the pane's shell (`pane_pid`): where its foreground process is found.
     pub pane_pid: u32,
     /// The foreground command.
@@ -60,6 +61,31 @@ impl WindowInfo {
     /// means the window recorded a prompt since the last input, with bash in the foreground").
     pub(crate) fn finished(&self) -> bool {
         self.input.is_none() && self.prompt.is_some() && self.command == "bash"
+    }
+
+    /// Fills in what the hook told of its pane (see [`Prompts`]): the last prompt, and the
+    /// last input when no prompt answered it yet. A pane whose bash is just starting may not
+    /// tell its command nor directory yet: tmux started bash there, in the home directory
+    /// (`home`). Until bash is executed, the pane runs tmux's own child, forked to start it,
+    /// named `tmux`: with no prompt recorded ever and no input sent, that is bash starting,
+    /// not a tmux typed there. Its directory may still be the server's: the home is told.
+    pub(crate) fn fill(&mut self, prompts: &Prompts, home: &str) {
+        let state = prompts.pane(self.pane);
+        self.input = match state.finished_prompt() {
+            Some(_) => None,
+            None => state.input_time,
+        };
+        self.prompt = state.prompt;
+        let starting = self.command == "tmux" && self.prompt.is_none() && state.started == 0;
+        if starting {
+            self.path = String::new();
+        }
+        if self.command.is_empty() || starting {
+            self.command = "bash".to_string();
+        }
+        if self.path.is_empty() {
+            self.path = home.to_string();
+        }
     }
 }
 
@@ -86,7 +112,7 @@ fn split_fields(line: &str) -> Vec<String> {
 /// Parses one line of [`window_format`]; `None` for a line of another shape.
 pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo> {
     let fields = split_fields(line);
-    let expected = if with_session { 10 } else { 9 };
+    let expected = if with_session { 9 } else { 8 };
     if fields.len() != expected {
         return None;
     }
@@ -102,31 +128,19 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let activity = field('a')?.parse().ok()?;
     let alternate = field('f')? == "1";
     let history = field('h')?.parse().ok()?;
-    let input = field('i')?.parse().ok();
-    let prompt = Prompt::parse(&field('p')?);
+    let pane = field('P')?.strip_prefix('%')?.parse().ok()?;
     let pane_pid = field('b')?.parse().unwrap_or(0);
     let command = field('c')?;
     let path = field('d')?;
-    // A pane whose bash is just starting may not tell its command nor directory yet: tmux
-    // started bash there, in the home directory (filled in by the caller). Until bash is
-    // executed, the pane runs tmux's own child, forked to start it, named `tmux`: with no
-    // prompt recorded ever and no input sent, that is bash starting, not a tmux typed there.
-    // Its directory may still be the server's: the caller tells the home directory instead.
-    let starting = command == "tmux" && prompt.is_none() && input.is_none();
-    let path = if starting { String::new() } else { path };
-    let command = if command.is_empty() || starting {
-        "bash".to_string()
-    } else {
-        command
-    };
     Some(WindowInfo {
         session,
         name,
         activity,
         alternate,
         history,
-        input,
-        prompt,
+        pane,
+        input: None,
+        prompt: None,
         pane_pid,
         command,
         path,
@@ -140,7 +154,7 @@ mod tests {
     #[test]
     fn parses() {
         let w = parse_window(
-            r"nbuild a1700000000 f0 h12 i p1700000001:1,0 b42 cmake d/home/me/my\ dir",
+            r"nbuild a1700000000 f0 h12 P%7 b42 cmake d/home/me/my\ dir",
             false,
         )
         .unwrap();
@@ -148,34 +162,13 @@ mod tests {
         assert_eq!(w.activity, 1_700_000_000);
         assert!(!w.alternate);
         assert_eq!(w.history, 12);
-        assert_eq!(w.input, None);
-        assert_eq!(
-            w.prompt,
-            Some(Prompt {
-                time: 1_700_000_001,
-                statuses: Some(vec![1, 0])
-            })
-        );
+        assert_eq!((w.pane, w.pane_pid), (7, 42));
         assert_eq!(w.command, "make");
         assert_eq!(w.path, "/home/me/my dir");
-        assert!(!w.finished());
-        let w = parse_window(r"sme nmain a1 f1 h0 i5 p b42 c d", true).unwrap();
+        let w = parse_window(r"sme nmain a1 f1 h0 P%0 b42 c d", true).unwrap();
         assert_eq!(w.session.as_deref(), Some("me"));
-        assert_eq!(
-            (w.input, w.prompt, w.command.as_str()),
-            (Some(5), None, "bash")
-        );
-        // tmux's child forked to start bash, before it executes bash: bash starting.
-        let w = parse_window(r"nmain a1 f0 h0 i p b42 ctmux d/srv", false).unwrap();
-        assert_eq!((w.command.as_str(), w.path.as_str()), ("bash", ""));
-        // A tmux typed in the window (input sent, or a prompt recorded before): tmux.
-        let w = parse_window(r"nmain a1 f0 h0 i7 p b42 ctmux d/home/me", false).unwrap();
-        assert_eq!(w.command, "tmux");
-        let w = parse_window(r"nmain a1 f0 h0 i p1700000001:0 b42 ctmux d/home/me", false).unwrap();
-        assert_eq!(w.command, "tmux");
+        assert_eq!((w.pane, w.command.as_str(), w.alternate), (0, "", true));
         assert_eq!(parse_window("garbage", false), None);
-        // A prompt value rat did not write reads as no prompt.
-        let w = parse_window(r"nx a1 f0 h0 i p\$\(evil\) b42 cbash d/", false).unwrap();
-        assert_eq!(w.prompt, None);
+        assert_eq!(parse_window(r"nx a1 f0 h0 P7 b42 cbash d/", false), None);
     }
 }
