@@ -343,7 +343,7 @@ async fn a_closed_window_names_what_it_leaves_running() {
     let (subshell, nohup) = (pid_of("subshell.pid"), pid_of("nohup.pid"));
     // nohup executes sleep in its own process: seen once it has.
     eventually("nohup executed sleep", || {
-        std::fs::read(format!("/proc/{nohup}/cmdline")).is_ok_and(|c| c == b"sleep\03014\0")
+        std::fs::read(format!("/proc/{nohup}/cmdline")).is_ok_and(|c| c == b"sleep\x003014\x00")
     })
     .await;
     let closed = t
@@ -381,7 +381,7 @@ impl Drop for KillOnDrop {
                 && let Ok(pid) = std::fs::read_to_string(entry.path())
                 && let Ok(pid) = pid.trim().parse::<i32>()
                 && std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|c| c.starts_with(b"sleep\0301"))
+                    .is_ok_and(|c| c.starts_with(b"sleep\x00301"))
             {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(pid),
