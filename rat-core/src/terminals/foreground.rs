@@ -96,11 +96,7 @@ fn tmux_name(argv0: &[u8]) -> &[u8] {
         }
         name = rest;
     }
-    if name.first() == Some(&b'/') {
-        last_component(name)
-    } else {
-        name
-    }
+    last_if_absolute(name)
 }
 
 /// `argv[0]` as tmux would name it if it cut nothing: a login shell's dashes skipped, the last
@@ -110,6 +106,11 @@ fn uncut_name(argv0: &[u8]) -> &[u8] {
     while let [b'-', rest @ ..] = name {
         name = rest;
     }
+    last_if_absolute(name)
+}
+
+/// The last component of an absolute path, as tmux names one; a relative name as it is.
+fn last_if_absolute(name: &[u8]) -> &[u8] {
     if name.first() == Some(&b'/') {
         last_component(name)
     } else {
