@@ -27,7 +27,7 @@ pub const ENDPOINT_PATH: &str = "/mcp";
 /// machine to reach is the whole point of the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ServerArgs {
-    /// The address of ratd, HOST:PORT (an IPv6 address between brackets: [::1]:7281); not a
+    /// The address of ratd, HOST:PORT (an IPv6 address between brackets: `[::1]:7281`); not a
     /// URL: the scheme is always https and the path always /mcp.
     #[arg(long, value_name = "HOST:PORT")]
     pub server: ServerAddress,

@@ -9,7 +9,8 @@
 //!   bound to one tmux session.
 //! - [`files`]: `write_file` and `read_file`.
 //! - [`catalog`]: the nine tools as MCP sees them (names, input schemas, descriptions,
-//!   annotations) and the MCP instructions.
+//!   annotations) and the MCP instructions; [`arguments`]: a call's arguments checked against
+//!   them, a mistyped one told in the agent's terms.
 //! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);
 //!   [`connect`]: the defaults and the `--server`/`--bundle` flags ratd's clients share.
 //!
@@ -25,6 +26,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod arguments;
 pub mod catalog;
 pub mod connect;
 pub mod files;

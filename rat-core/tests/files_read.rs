@@ -294,3 +294,30 @@ async fn a_file_growing_while_read_is_read_up_to_its_size_when_opened() {
     }
     writer.join().unwrap();
 }
+
+#[tokio::test]
+async fn a_file_under_the_budget_over_it_with_its_header_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Transcript::new(dir.path());
+    // 65480 bytes (63.9 KiB) of 99-letter lines: under the 64 KiB budget alone, over it with the
+    // header (some 60 bytes).
+    let mut content = "y".repeat(99) + "\n";
+    content = content.repeat(654);
+    content.push_str(&"z".repeat(80));
+    assert_eq!(content.len(), 65_480);
+    let near = file(&dir.path().join("near.txt"), &content);
+    t.add("read near.txt", &read(&near).await);
+    t.add(
+        "read near.txt, line numbers",
+        &read_range(&near, None, None, Some(true)).await,
+    );
+    insta::assert_snapshot!(t.finish(), @r"
+    > read near.txt
+    message path=[DIR]/near.txt lines=0 cut=false counted=true size=65480
+    [DIR]/near.txt holds 63.9 KiB, 655 lines, modified 3h ago: with its header, more than the read budget (64 KiB). Read a range with start_line and max_lines (start_line -100 for the last 100 lines).
+
+    > read near.txt, line numbers
+    message path=[DIR]/near.txt lines=0 cut=false counted=true size=65480
+    [DIR]/near.txt holds 63.9 KiB, 655 lines, modified 3h ago: with its header and line numbers, more than the read budget (64 KiB). Read a range with start_line and max_lines (start_line -100 for the last 100 lines).
+    ");
+}

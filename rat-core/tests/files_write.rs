@@ -345,3 +345,49 @@ async fn a_refused_write_leaves_no_directory_behind() {
     assert!(!dir.path().join("c").exists());
     insta::assert_snapshot!(t.finish().replace(&long, "NAME"));
 }
+
+#[tokio::test]
+async fn paths_told_are_real_paths_without_dot_dot() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join("prj")).unwrap();
+    fs::create_dir_all(root.join("elsewhere/deep")).unwrap();
+    // A link to a directory two levels down: its `..` is elsewhere, not root.
+    symlink(root.join("elsewhere/deep"), root.join("link")).unwrap();
+    let mut t = Transcript::new(&root);
+    t.add(
+        "write prj/../prj/nwe/sub/a.txt",
+        &write(&format!("{}/prj/../prj/nwe/sub/a.txt", root.display()), "a").await,
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("prj/nwe/sub/a.txt")).unwrap(),
+        "a"
+    );
+    t.add(
+        "write link/../made/b.txt",
+        &write(&format!("{}/link/../made/b.txt", root.display()), "b").await,
+    );
+    // The kernel resolved `..` after the link: the file is under elsewhere/.
+    assert_eq!(
+        fs::read_to_string(root.join("elsewhere/made/b.txt")).unwrap(),
+        "b"
+    );
+    assert!(!root.join("made").exists());
+    t.add(
+        "write link/../made/b.txt again",
+        &write(&format!("{}/link/../made/b.txt", root.display()), "bb").await,
+    );
+    insta::assert_snapshot!(t.finish(), @r"
+    > write prj/../prj/nwe/sub/a.txt
+    ok path=[DIR]/prj/../prj/nwe/sub/a.txt bytes=1 created=true former_size=0 directories_created=2
+    Created [DIR]/prj/nwe/sub/a.txt (1 B). Missing directories created: [DIR]/prj/nwe, [DIR]/prj/nwe/sub. Check the path if you did not mean them.
+
+    > write link/../made/b.txt
+    ok path=[DIR]/link/../made/b.txt bytes=1 created=true former_size=0 directories_created=1
+    Created [DIR]/elsewhere/made/b.txt (1 B). Missing directories created: [DIR]/elsewhere/made. Check the path if you did not mean them.
+
+    > write link/../made/b.txt again
+    ok path=[DIR]/link/../made/b.txt bytes=2 created=false former_size=1 directories_created=0
+    Replaced [DIR]/elsewhere/made/b.txt (2 B, 1 B before).
+    ");
+}

@@ -6,39 +6,10 @@ mod terminals_common;
 
 use std::time::{Duration, Instant};
 
-use rat_core::terminals::{CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow};
+use rat_core::terminals::{CloseWindow, CreateWindow};
 use rat_core::tools::{Outcome, ReadBudget};
 use terminals_common::*;
 use tokio_util::sync::CancellationToken;
-
-fn text(window: &str, text: &str, enter: bool) -> SendText {
-    SendText {
-        window: window.into(),
-        text: text.into(),
-        enter,
-    }
-}
-
-fn keys(window: &str, keys: &[&str]) -> SendKeys {
-    SendKeys {
-        window: window.into(),
-        keys: keys.iter().map(|k| k.to_string()).collect(),
-    }
-}
-
-fn read(window: &str, rows: u32) -> ReadWindow {
-    ReadWindow {
-        window: window.into(),
-        scrollback_rows: Some(rows),
-    }
-}
-
-fn wait(window: &str, seconds: u32) -> WaitWindow {
-    WaitWindow {
-        window: window.into(),
-        max_seconds: Some(seconds),
-    }
-}
 
 /// The outcome as a word, for snapshots.
 fn outcome(o: &Outcome) -> &'static str {

@@ -99,6 +99,9 @@ impl Runner {
         peer: &Peer,
         request: CancellationToken,
     ) -> Result<ToolResult, ToolResult> {
+        // Checked against the tool's schema first, so that a mistyped argument is told in the
+        // agent's terms rather than serde's.
+        let args = rat_core::arguments::check(tool, args)?;
         let session = self.controller.session(&peer.client);
         let bounded = |limit: Duration, result: Result<ToolResult, tokio::time::error::Elapsed>| {
             result.unwrap_or_else(|_| tmux_not_answering(tool, limit))

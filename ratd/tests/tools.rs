@@ -312,3 +312,95 @@ async fn a_stuck_tmux_is_told_after_10_seconds() {
     client.cancel().await.unwrap();
     served.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mistyped_arguments_name_the_argument_and_what_is_allowed() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let cases = [
+        (
+            "read_window",
+            json!({"window": "main", "scrollback_rows": -1}),
+        ),
+        (
+            "read_window",
+            json!({"window": "main", "scrollback_rows": "ten"}),
+        ),
+        ("send_text", json!({"window": "main", "text": "ls"})),
+        (
+            "send_text",
+            json!({"window": "main", "text": 5, "enter": true}),
+        ),
+        ("send_keys", json!({"window": "main", "keys": "Enter"})),
+        (
+            "wait_window",
+            json!({"window": "main", "max_seconds": 10_000_000_000u64}),
+        ),
+        (
+            "read_file",
+            json!({"path": "/etc/hostname", "max_lines": -1}),
+        ),
+        ("write_file", json!({"path": "/tmp/x"})),
+        ("create_window", json!({"name": ["a"]})),
+    ];
+    let mut out = Vec::new();
+    for (tool, args) in cases {
+        let result = call(&client, tool, args.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{}", text(&result));
+        out.push(format!("{tool} {args}\n  {}", text(&result)));
+    }
+    insta::assert_snapshot!(out.join("\n"));
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrollback_rows_beyond_32_bits_read_all_the_history() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let ready = call(
+        &client,
+        "wait_window",
+        json!({"window": "main", "max_seconds": 20}),
+    )
+    .await;
+    assert_eq!(ready.is_error, Some(false), "{}", text(&ready));
+    let sent = call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "seq 100", "enter": true}),
+    )
+    .await;
+    assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
+    let done = call(
+        &client,
+        "wait_window",
+        json!({"window": "main", "max_seconds": 20}),
+    )
+    .await;
+    assert!(text(&done).contains("exit status 0"), "{}", text(&done));
+    let all = call(
+        &client,
+        "read_window",
+        json!({"window": "main", "scrollback_rows": 10_000}),
+    )
+    .await;
+    assert_eq!(all.is_error, Some(false), "{}", text(&all));
+    assert!(text(&all).contains("\n1\n2\n3\n"), "{}", text(&all));
+    for rows in [
+        json!(4_294_967_296u64),
+        json!(9_223_372_036_854_775_808u64),
+        json!(1e30),
+    ] {
+        let more = call(
+            &client,
+            "read_window",
+            json!({"window": "main", "scrollback_rows": rows}),
+        )
+        .await;
+        assert_eq!(more.is_error, Some(false), "{rows}: {}", text(&more));
+        assert_eq!(text(&more), text(&all), "{rows}");
+    }
+    client.cancel().await.unwrap();
+    served.stop().await;
+}

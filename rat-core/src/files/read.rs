@@ -196,9 +196,16 @@ impl FileRead<'_> {
         let count = counted.map_or("too large to count its lines".to_owned(), |lines| {
             plural(lines, "line")
         });
+        // A file under the budget by itself is over it once its header (and line numbers) is
+        // added: said so, or "more than the read budget" reads as false beside its size.
+        let with = match (over, self.input.line_numbers == Some(true)) {
+            (true, _) => "",
+            (false, false) => "with its header, ",
+            (false, true) => "with its header and line numbers, ",
+        };
         ToolResult::message(format!(
-            "{} holds {}, {count}, modified {} ago: more than the read budget ({}). Read a range \
-             with start_line and max_lines (start_line -100 for the last 100 lines).",
+            "{} holds {}, {count}, modified {} ago: {with}more than the read budget ({}). Read a \
+             range with start_line and max_lines (start_line -100 for the last 100 lines).",
             self.path.display(),
             self.size_text(),
             self.ago(),

@@ -24,10 +24,11 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
-/// A duration in its largest unit, truncated, as list_windows tells activity: `12s`, `5m`, `3h`,
-/// then days beyond two days (`47h`, `2d`).
+/// A duration in its largest unit, as list_windows tells activity: `12s`, `5m`, `3h`, then days
+/// beyond two days (`47h`, `2d`). Seconds are rounded to the nearest (2.6 s is `3s`, not the
+/// `2s` of a truncation), then truncated to the unit: `59m` until the hour is complete.
 pub fn since_text(elapsed: Duration) -> String {
-    let seconds = elapsed.as_secs();
+    let seconds = (elapsed.as_millis() + 500) / 1000;
     match seconds {
         0..60 => format!("{seconds}s"),
         60..3600 => format!("{}m", seconds / 60),
@@ -97,7 +98,14 @@ mod tests {
                 "{seconds} s"
             );
         }
-        assert_eq!(since_text(Duration::from_millis(3999)), "3s");
+        // Seconds rounded to the nearest, never up from 3.06 s.
+        for (millis, expected) in [(3060, "3s"), (3499, "3s"), (3500, "4s"), (3999, "4s")] {
+            assert_eq!(
+                since_text(Duration::from_millis(millis)),
+                expected,
+                "{millis} ms"
+            );
+        }
     }
 
     #[test]

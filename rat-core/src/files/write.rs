@@ -34,12 +34,56 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
         }
         Err(error) => return failure(&error, &what, path, Access::Write, false),
     }
-    let result = write_opened(path, content, was_missing, &directories, &what);
-    if result.outcome.is_error() {
-        // Nothing half-done: the directories made for a file that was not written go again.
-        remove_directories(&directories);
+    let mut result = write_opened(path, content, was_missing, &directories, &what);
+    if result.outcome.is_error() && !directories.is_empty() {
+        // Nothing half-done: the directories made for a file that was not written go again,
+        // and the failure says so.
+        result.text += &undo_directories(&directories);
     }
     result
+}
+
+/// `path` by its real absolute path: its parent's realpath (symbolic links and `..` resolved
+/// as the kernel resolved them) and its name; `path` itself where its parent can not be
+/// resolved. The name stays: a symbolic link written through is named, not its target.
+fn real_name(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => fs::canonicalize(parent)
+            .map(|parent| parent.join(name))
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+    }
+}
+
+fn joined(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Removes the directories made by a call that then failed (see [`remove_directories`]), and
+/// tells it, naming them by their real paths: those removed, and those left because something
+/// else came into them meanwhile.
+fn undo_directories(directories: &[PathBuf]) -> String {
+    let names: Vec<PathBuf> = directories.iter().map(|d| real_name(d)).collect();
+    let left = remove_directories(directories).len();
+    let (kept, removed) = names.split_at(left);
+    let mut text = String::new();
+    if !removed.is_empty() {
+        text += &format!(
+            " The directories made for it were removed: {}.",
+            joined(removed)
+        );
+    }
+    if !kept.is_empty() {
+        text += &format!(
+            " Directories made for it were left, no longer empty: {}.",
+            joined(kept)
+        );
+    }
+    text
 }
 
 /// The rest of [`write_now`], once the missing directories are made: open, check, write.
@@ -89,23 +133,21 @@ fn write_opened(
         return failure(&io::Error::from(errno), &what, path, Access::Write, true);
     }
     let size = size_text(content.len() as u64);
+    let shown = real_name(path);
     let mut text = if created {
-        format!("Created {} ({size}).", path.display())
+        format!("Created {} ({size}).", shown.display())
     } else {
         format!(
             "Replaced {} ({size}, {} before).",
-            path.display(),
+            shown.display(),
             size_text(former)
         )
     };
     if !directories.is_empty() {
-        let names: Vec<String> = directories
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect();
+        let names: Vec<PathBuf> = directories.iter().map(|d| real_name(d)).collect();
         text += &format!(
             " Missing directories created: {}. Check the path if you did not mean them.",
-            names.join(", ")
+            joined(&names)
         );
     }
     ToolResult::ok(text)
@@ -197,16 +239,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
                 let what = format!("Creating {}", dir.display());
                 let mut refused = failure(&error, &what, directory, Access::Create, false);
                 // Nothing half-done: those made before the failure go again.
-                let left = remove_directories(&made);
-                if !left.is_empty() {
-                    refused.text += &format!(
-                        " Created before the failure: {}.",
-                        left.iter()
-                            .map(|d| d.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
+                refused.text += &undo_directories(&made);
                 return Err(refused);
             }
         }

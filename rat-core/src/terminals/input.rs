@@ -55,16 +55,30 @@ pub struct SendKeys {
     pub keys: Vec<String>,
 }
 
-/// Input of `read_window`. The rows are unsigned, so that the schema refuses a negative number.
+/// Input of `read_window`. The rows are unsigned, so that the schema refuses a negative number;
+/// any count is taken, clamped to the history there is (the schema tells no bound above, and a
+/// count beyond 32 bits reads as the most a `u32` holds).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ReadWindow {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
     pub window: String,
     /// Rows of history to include above the screen (0 by default).
-    #[serde(default)]
-    #[schemars(with = "u32", extend("default" = 0))]
+    #[serde(default, deserialize_with = "any_count")]
+    #[schemars(schema_with = "any_count_schema", extend("default" = 0))]
     pub scrollback_rows: Option<u32>,
+}
+
+/// Reads a count of any size, saturated at `u32::MAX`: more rows than tmux keeps read as all
+/// of them.
+fn any_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let count: Option<u64> = Option::deserialize(d)?;
+    Ok(count.map(|c| u32::try_from(c).unwrap_or(u32::MAX)))
+}
+
+/// The schema of a count with no bound above: a whole number, 0 or more.
+fn any_count_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "integer", "minimum": 0})
 }
 
 /// Input of `wait_window`: `max_seconds` bounded by the schema, 20 by default.

@@ -19,13 +19,17 @@
 //! ```
 //!
 //! Layout: [`controller`] (server, options, environment, check, restart, stop), [`hook`] (the
-//! start-up file and the `PROMPT_COMMAND` hook telling ratd each prompt), [`prompts`] (what the
-//! hooks told, pane by pane, and the inputs sent), [`tools`] (the seven tools), [`window`] (window descriptions from `list-windows`), [`screen`]
+//! start-up file and the `PROMPT_COMMAND` hook telling ratd each prompt), `prompts` (what the
+//! hooks told, pane by pane, and the inputs sent), [`tools`] (the seven tools), `window` (window
+//! descriptions from `list-windows`), `foreground` (a pane's foreground process from `/proc`,
+//! where tmux's name is cut), `detached` (what a closed window leaves running), `screen`
 //! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],
 //! [`keys`], [`text`] (input validation), [`texts`] (every description, message and error).
 
 pub mod check;
 pub mod controller;
+pub(crate) mod detached;
+pub(crate) mod foreground;
 pub mod hook;
 pub mod input;
 pub mod keys;

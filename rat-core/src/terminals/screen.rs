@@ -17,6 +17,12 @@ use crate::tools::ReadBudget;
 pub(crate) struct Capture {
     /// A full-screen program shows its alternate screen.
     pub alternate: bool,
+    /// The alternate screen is on with bash in the foreground: left on by a program that ended
+    /// (killed, crashed) without leaving it; bash never turns it on itself.
+    pub left_on: bool,
+    /// The first line read continues a line begun above it, in the history not read (tmux marks
+    /// the row above as wrapped).
+    pub continued: bool,
     /// The cursor, counted from 1 (row, column), `None` when the program hides it.
     pub cursor: Option<(u32, u32)>,
     /// The rows of history asked for.
@@ -61,18 +67,30 @@ fn fixed_parts(created: Option<Origin>, c: &Capture) -> Vec<String> {
         parts.push(created_header_short(origin).to_string());
     }
     if c.alternate {
+        let what = if c.left_on {
+            "full-screen mode left on by a program that ended"
+        } else {
+            "full-screen program"
+        };
         parts.push(match c.cursor {
-            Some((row, col)) => format!("full-screen program, cursor at row {row}, column {col}"),
-            None => "full-screen program, cursor hidden".to_string(),
+            Some((row, col)) => format!("{what}, cursor at row {row}, column {col}"),
+            None => format!("{what}, cursor hidden"),
         });
-        if c.rows_asked > 0 {
-            parts.push(
+        // Left on, the fix list_windows gives too, whether history was asked or not.
+        match (c.left_on, c.rows_asked > 0) {
+            (true, true) => parts.push("no history until `tput rmcup` leaves it".to_string()),
+            (true, false) => parts.push("`tput rmcup` leaves it".to_string()),
+            (false, true) => parts.push(
                 "no history: it belongs to the terminal before the program started".to_string(),
-            );
+            ),
+            (false, false) => {}
         }
     }
     parts
 }
+
+/// The phrase telling that the first line read is the end of a longer one.
+pub(crate) const CONTINUED: &str = "the first line begins above, in history";
 
 /// The text of `read_window` for a capture, or the screen's size when the budget can not hold
 /// it. `created`: the call created the session.
@@ -87,6 +105,9 @@ pub(crate) fn render(
     let mut whole = parts.clone();
     if history {
         whole.push(format!("{} rows of history", c.rows));
+    }
+    if c.continued {
+        whole.push(CONTINUED.to_string());
     }
     let header = header_line(&whole);
     if header.len() + c.content.len() <= budget {
@@ -114,6 +135,10 @@ pub(crate) fn render(
     while !c.content.is_char_boundary(start) {
         start += 1;
     }
+    // A cut on a line break starts with the next line, not with an empty one.
+    if c.content[start..].starts_with('\n') {
+        start += 1;
+    }
     Ok(header + &c.content[start..])
 }
 
@@ -124,6 +149,8 @@ mod tests {
     fn normal(rows_asked: u32, rows: u32, screen: &str, content: &str) -> Capture {
         Capture {
             alternate: false,
+            left_on: false,
+            continued: false,
             cursor: None,
             rows_asked,
             rows,
@@ -156,6 +183,8 @@ mod tests {
         );
         let full = Capture {
             alternate: true,
+            left_on: false,
+            continued: false,
             cursor: Some((3, 7)),
             rows_asked: 10,
             rows: 0,
@@ -169,11 +198,42 @@ mod tests {
         let hidden = Capture {
             cursor: None,
             rows_asked: 0,
-            ..full
+            ..full.clone()
         };
         assert_eq!(
             render(None, &hidden, b).unwrap(),
             "[full-screen program, cursor hidden]\nx"
+        );
+        let left_on = Capture {
+            left_on: true,
+            ..full.clone()
+        };
+        assert_eq!(
+            render(false, &left_on, b).unwrap(),
+            "[full-screen mode left on by a program that ended, cursor at row 3, column 7; no \
+             history until `tput rmcup` leaves it]\nx"
+        );
+        let left_on = Capture {
+            rows_asked: 0,
+            ..left_on
+        };
+        assert_eq!(
+            render(false, &left_on, b).unwrap(),
+            "[full-screen mode left on by a program that ended, cursor at row 3, column 7; `tput \
+             rmcup` leaves it]\nx"
+        );
+        let continued = normal(0, 0, "xx\n$", "xx\n$");
+        assert_eq!(
+            render(
+                false,
+                &Capture {
+                    continued: true,
+                    ..continued
+                },
+                b
+            )
+            .unwrap(),
+            format!("[{CONTINUED}]\nxx\n$")
         );
     }
 
@@ -193,6 +253,20 @@ mod tests {
         assert!(body.chars().all(|c| c == 'é'));
         assert!(body.len() >= screen.len());
         assert!(budget.bytes() - text.len() < 2);
+    }
+
+    #[test]
+    fn a_cut_on_a_line_break_starts_with_the_next_line() {
+        let budget = ReadBudget::new(20 * 1024).unwrap();
+        let header = "[history cut at its start to fit the read budget (20 KiB)]\n";
+        let screen = "s".repeat(100);
+        // The room left by the header: the cut lands on the line break before `kept`.
+        let room = budget.bytes() - header.len();
+        let kept = format!("{}\n{screen}", "k".repeat(room - screen.len() - 2));
+        let content = format!("{}\n{kept}", "h".repeat(30_000));
+        assert_eq!(content.len() - room, 30_000);
+        let text = render(false, &normal(1000, 1000, &screen, &content), budget).unwrap();
+        assert_eq!(text, format!("{header}{kept}"));
     }
 
     #[test]
@@ -219,6 +293,8 @@ mod tests {
         assert_eq!(screen.len(), 19223);
         let full = Capture {
             alternate: true,
+            left_on: true,
+            continued: false,
             cursor: Some((24, 200)),
             rows_asked: 10_000,
             rows: 0,

@@ -131,9 +131,11 @@ pub fn create_window_description(check: &TerminalCheck) -> String {
     )
 }
 
-/// Description of `close_window`.
+/// Description of `close_window`: what it ends, and what it does not (detached jobs).
 pub fn close_window_description() -> String {
-    "Close a window you are done with, terminating what runs in it.".to_string()
+    "Close a window you are done with, terminating what runs in it. Processes detached from it \
+     ((command &) in a subshell, nohup, setsid, daemons) outlive it: the result names those it finds left running."
+        .to_string()
 }
 
 /// Description of `send_text`: what the text meets (the paste warning in place of what it meets
@@ -296,7 +298,7 @@ pub(crate) fn invalid_name(name: &str) -> String {
 }
 
 /// How much of a refused value is repeated to the agent, in characters.
-const ECHOED: usize = 64;
+pub(crate) const ECHOED: usize = 64;
 
 /// `value` quoted (Rust's escapes), cut after [`ECHOED`] characters with the length told: a
 /// refusal repeats what it refuses without sending a huge value back into the agent's context.
@@ -307,6 +309,24 @@ pub(crate) fn quoted_cut(value: &str) -> String {
     }
     let start: String = value.chars().take(ECHOED).collect();
     format!("{start:?}... ({count} characters)")
+}
+
+/// How many keys the result of send_keys repeats.
+const KEYS_REPEATED: usize = 20;
+
+/// The keys send_keys pressed, as its result repeats them: all of them up to
+/// [`KEYS_REPEATED`], else the first ones and the count (`a b ... and 11980 more (12000
+/// keys)`): a long list sent back whole would fill the agent's context.
+pub(crate) fn keys_pressed(keys: &[String]) -> String {
+    if keys.len() <= KEYS_REPEATED {
+        return keys.join(" ");
+    }
+    format!(
+        "{} ... and {} more ({} keys)",
+        keys[..KEYS_REPEATED].join(" "),
+        keys.len() - KEYS_REPEATED,
+        keys.len()
+    )
 }
 
 /// wait_window given a `max_seconds` out of 1 to 50 (`asked`): refused, nothing waited for.

@@ -17,6 +17,7 @@ use super::status::{ago, list_exit, wait_exit};
 use super::text::first_control_char;
 use super::texts::{self, Origin};
 use super::window::WindowInfo;
+use super::{detached, foreground};
 use crate::tools::ToolResult;
 
 /// The most keys in one `send-keys` command: far below what tmux's parser holds (about 9990
@@ -30,6 +31,10 @@ pub struct Terminals {
     pub(crate) controller: Controller,
     pub(crate) session: String,
 }
+
+/// How long the processes of a closed window have to end before those still running are told
+/// as left running: they end on the terminal's hangup, within milliseconds.
+const LEFT_GRACE: Duration = Duration::from_millis(300);
 
 /// How often a wait looks at its window when no prompt is recorded meanwhile: a window closed,
 /// or the terminals restarted, are seen within this time. A prompt wakes it at once.
@@ -146,6 +151,7 @@ impl Terminals {
                 })?
             }
         };
+        let windows: Vec<WindowInfo> = windows.into_iter().map(foreground::exact).collect();
         let now = unix_now();
         let mut text = String::new();
         if let Some(origin) = created {
@@ -191,7 +197,8 @@ impl Terminals {
                 inner.list_windows(&self.session).await?.unwrap_or_default()
             }
         };
-        if let Some(w) = windows.iter().find(|w| w.name == name) {
+        if let Some(w) = windows.into_iter().find(|w| w.name == name) {
+            let w = foreground::exact(w);
             return Ok(ToolResult::message(format!(
                 "Window {name} already exists, not created: it runs {} in {}.",
                 w.command, w.path
@@ -228,7 +235,8 @@ impl Terminals {
         Ok(ToolResult::ok(created_text))
     }
 
-    /// close_window: terminates what runs in the window (`kill-window`). Nothing to close is a
+    /// close_window: terminates what runs in the window (`kill-window`), and names the processes
+    /// started from it that outlive it (detached from its shell's jobs). Nothing to close is a
     /// message: when `kill-window` fails, tmux is asked which windows exist (its message is
     /// never read), and a window still there is an internal error. The last window closed says
     /// a fresh main will be there on the next call (one `has-session`). Never creates the
@@ -240,6 +248,14 @@ impl Terminals {
         let name = &input.name;
         let result = async {
             let inner = self.inner();
+            // What runs in the window, noted before the kill, to tell what outlives it.
+            let pane_pid = inner
+                .list_windows(&self.session)
+                .await?
+                .and_then(|ws| ws.into_iter().find(|w| &w.name == name))
+                .map(|w| w.pane_pid)
+                .filter(|&pid| pid > 0);
+            let noted = pane_pid.map(detached::note).unwrap_or_default();
             let reply = inner
                 .reply(Command::new("kill-window").args(["-t", &self.target(name)]))
                 .await?;
@@ -258,12 +274,13 @@ impl Terminals {
                     "No window {name}: nothing to close."
                 )));
             }
+            let left = detached::left_text(&detached::left_running(noted, LEFT_GRACE).await);
             if inner.has_session(&self.session).await? {
-                Ok(ToolResult::ok(format!("Window {name} closed.")))
+                Ok(ToolResult::ok(format!("Window {name} closed.{left}")))
             } else {
                 Ok(ToolResult::ok(format!(
-                    "Window {name} closed. It was your last window: a fresh main will be there on your \
-                     next call."
+                    "Window {name} closed.{left} It was your last window: a fresh main will be \
+                     there on your next call."
                 )))
             }
         }
@@ -464,7 +481,7 @@ impl Terminals {
 
     /// send_keys: the keys pressed in order, in one write. Names validated first (the first
     /// unknown one named), an empty list refused; nothing sent on refusal. The result repeats
-    /// the keys pressed.
+    /// the keys pressed, the first 20 of a longer list and their count.
     pub async fn send_keys(&self, input: SendKeys) -> ToolResult {
         let window = &input.window;
         if let Some(refused) = self.check_names(window) {
@@ -516,7 +533,10 @@ impl Terminals {
         let look = format!("read_window {window} shows whether the keys arrived");
         let result = self
             .end_input(window, turn, sent, &look, || {
-                ToolResult::ok(format!("Pressed in {window}: {}.", input.keys.join(" ")))
+                ToolResult::ok(format!(
+                    "Pressed in {window}: {}.",
+                    texts::keys_pressed(&input.keys)
+                ))
             })
             .await;
         log(result)
@@ -547,6 +567,20 @@ impl Terminals {
         if rows > 0 {
             joined = joined.args(["-S", &format!("-{rows}")]);
         }
+        // The row above the first one read, with it, joined: one line when it wraps into it (the
+        // first line read continues a line begun above). tmux clamps a start beyond the history
+        // to its top, and no row is above it then: the line count tells nothing, and the history
+        // size decides (below).
+        let above = Command::new("capture-pane").args([
+            "-p",
+            "-J",
+            "-S",
+            &format!("-{}", u64::from(rows) + 1),
+            "-E",
+            &format!("-{rows}"),
+            "-t",
+            &target,
+        ]);
         let replies = self
             .inner()
             .input(&[
@@ -554,10 +588,12 @@ impl Terminals {
                     "-p",
                     "-t",
                     &target,
-                    "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y}",
+                    "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y} \
+                     #{pane_width} #{pane_height} #{==:#{pane_current_command},bash}",
                 ]),
                 Command::new("capture-pane").args(["-p", "-t", &target]),
                 joined.args(["-t", &target]),
+                above,
             ])
             .await?;
         // display-message describes another window when this one is missing: the captures tell.
@@ -566,10 +602,14 @@ impl Terminals {
         }
         let state = lines(&replies[0]).join(" ");
         let numbers: Vec<i64> = state.split(' ').filter_map(|n| n.parse().ok()).collect();
-        let [alternate, history, cursor_flag, x, y] = numbers[..] else {
+        let [alternate, history, cursor_flag, x, y, width, height, bash] = numbers[..] else {
             return Err(Fail::Internal(format!("unexpected window state {state:?}")));
         };
         let alternate = alternate == 1;
+        let continued = !alternate
+            && i64::from(rows) < history
+            && replies[3].success
+            && lines(&replies[3]).len() == 1;
         let screen = trim_capture(&lines(&replies[1]).join("\n"));
         let (content, rows) = if alternate {
             (screen.clone(), 0)
@@ -581,7 +621,14 @@ impl Terminals {
         };
         Ok(Some(Capture {
             alternate,
-            cursor: (cursor_flag == 1).then_some(((y + 1) as u32, (x + 1) as u32)),
+            left_on: alternate && bash == 1,
+            continued,
+            // tmux puts the cursor past the last column after a full row (where the next
+            // character would go): told at the last column, where it shows.
+            cursor: (cursor_flag == 1).then_some((
+                (y + 1).clamp(1, height.max(1)) as u32,
+                (x + 1).clamp(1, width.max(1)) as u32,
+            )),
             rows_asked: asked,
             rows,
             screen,
@@ -884,6 +931,7 @@ mod tests {
             pane: 0,
             input,
             prompt,
+            pane_pid: 0,
             command: command.into(),
             path: "/home/me".into(),
         }

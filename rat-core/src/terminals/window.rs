@@ -22,6 +22,7 @@ pub(crate) fn window_format(with_session: bool) -> String {
         "f#{alternate_on}".to_string(),
         "h#{history_size}".to_string(),
         "P#{pane_id}".to_string(),
+        "b#{pane_pid}".to_string(),
         "c#{q:pane_current_command}".to_string(),
         "d#{q:pane_current_path}".to_string(),
     ]);
@@ -47,6 +48,8 @@ pub(crate) struct WindowInfo {
     pub input: Option<f64>,
     /// The last prompt recorded, if rat's hook ran.
     pub prompt: Option<Record>,
+    /// The pid of the pane's shell (`pane_pid`): where its foreground process is found.
+    pub pane_pid: u32,
     /// The foreground command.
     pub command: String,
     /// The working directory of the foreground process.
@@ -109,7 +112,7 @@ fn split_fields(line: &str) -> Vec<String> {
 /// Parses one line of [`window_format`]; `None` for a line of another shape.
 pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo> {
     let fields = split_fields(line);
-    let expected = if with_session { 8 } else { 7 };
+    let expected = if with_session { 9 } else { 8 };
     if fields.len() != expected {
         return None;
     }
@@ -126,6 +129,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let alternate = field('f')? == "1";
     let history = field('h')?.parse().ok()?;
     let pane = field('P')?.strip_prefix('%')?.parse().ok()?;
+    let pane_pid = field('b')?.parse().unwrap_or(0);
     let command = field('c')?;
     let path = field('d')?;
     Some(WindowInfo {
@@ -137,6 +141,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
         pane,
         input: None,
         prompt: None,
+        pane_pid,
         command,
         path,
     })
@@ -149,7 +154,7 @@ mod tests {
     #[test]
     fn parses() {
         let w = parse_window(
-            r"nbuild a1700000000 f0 h12 P%7 cmake d/home/me/my\ dir",
+            r"nbuild a1700000000 f0 h12 P%7 b42 cmake d/home/me/my\ dir",
             false,
         )
         .unwrap();
@@ -157,13 +162,13 @@ mod tests {
         assert_eq!(w.activity, 1_700_000_000);
         assert!(!w.alternate);
         assert_eq!(w.history, 12);
-        assert_eq!(w.pane, 7);
+        assert_eq!((w.pane, w.pane_pid), (7, 42));
         assert_eq!(w.command, "make");
         assert_eq!(w.path, "/home/me/my dir");
-        let w = parse_window(r"sme nmain a1 f1 h0 P%0 c d", true).unwrap();
+        let w = parse_window(r"sme nmain a1 f1 h0 P%0 b42 c d", true).unwrap();
         assert_eq!(w.session.as_deref(), Some("me"));
         assert_eq!((w.pane, w.command.as_str(), w.alternate), (0, "", true));
         assert_eq!(parse_window("garbage", false), None);
-        assert_eq!(parse_window(r"nx a1 f0 h0 P7 cbash d/", false), None);
+        assert_eq!(parse_window(r"nx a1 f0 h0 P7 b42 cbash d/", false), None);
     }
 }

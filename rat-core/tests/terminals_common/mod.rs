@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use rat_core::terminals::{Controller, ControllerConfig, SendText, WaitWindow};
+use rat_core::terminals::{
+    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
+};
 use rat_core::tools::{ReadBudget, ToolResult};
 use tokio_util::sync::CancellationToken;
 
@@ -165,6 +167,39 @@ impl Fixture {
             .output()
             .expect("tmux runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// A send_text input.
+pub fn text(window: &str, text: &str, enter: bool) -> SendText {
+    SendText {
+        window: window.into(),
+        text: text.into(),
+        enter,
+    }
+}
+
+/// A send_keys input.
+pub fn keys(window: &str, keys: &[&str]) -> SendKeys {
+    SendKeys {
+        window: window.into(),
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+    }
+}
+
+/// A read_window input.
+pub fn read(window: &str, rows: u32) -> ReadWindow {
+    ReadWindow {
+        window: window.into(),
+        scrollback_rows: Some(rows),
+    }
+}
+
+/// A wait_window input.
+pub fn wait(window: &str, seconds: u32) -> WaitWindow {
+    WaitWindow {
+        window: window.into(),
+        max_seconds: Some(seconds),
     }
 }
 

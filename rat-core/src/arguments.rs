@@ -1,0 +1,295 @@
+//! The arguments of a tool call checked against the tool's input schema, before they are read
+//! into its input type: a mistyped argument is told in the agent's terms (which argument, what
+//! was given, what is allowed: `scrollback_rows must be a whole number, 0 or more: -1 was
+//! given`), never in serde's (`invalid value: integer -1, expected u32`).
+//!
+//! Only what reading the arguments would refuse is checked here: a missing required argument,
+//! a value of another type, a number that is not whole, or out of what the argument can hold
+//! (negative where it is unsigned, beyond 32 or 64 bits). Bounds a tool checks itself with a
+//! sentence of its own (`max_seconds` from 1 to 50) are left to the tool. Whole numbers written
+//! as floats (`2.0`, `1e30`) are taken as the whole numbers they are; an argument whose schema
+//! sets no bound above (`scrollback_rows`, clamped to the history there is) takes any count.
+
+use serde_json::{Map, Number, Value};
+
+use crate::catalog::input_schemas;
+use crate::terminals::texts::ECHOED;
+use crate::tools::ToolResult;
+
+/// The arguments of `tool` checked against its input schema, with whole numbers written as
+/// floats made integers; or the result telling the agent what is wrong with the first argument
+/// that does not fit, in the order of the schema's properties. A tool without a schema here
+/// (an unknown one) is returned as it is.
+pub fn check(
+    tool: &str,
+    mut arguments: Map<String, Value>,
+) -> Result<Map<String, Value>, ToolResult> {
+    let schemas = input_schemas();
+    let Some((_, schema)) = schemas.iter().find(|(name, _)| *name == tool) else {
+        return Ok(arguments);
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for (name, property) in properties {
+        let is_required = required.contains(&name.as_str());
+        let Some(value) = arguments.get_mut(name) else {
+            if is_required {
+                return Err(refused(
+                    tool,
+                    name,
+                    format!(
+                        "{name} was not given: it is required, {}",
+                        allowed(property)
+                    ),
+                ));
+            }
+            continue;
+        };
+        if value.is_null() && !is_required {
+            continue;
+        }
+        if let Err(problem) = fit(name, property, value) {
+            return Err(refused(tool, name, problem));
+        }
+    }
+    Ok(arguments)
+}
+
+fn refused(tool: &str, name: &str, problem: String) -> ToolResult {
+    ToolResult::refused(
+        format!(
+            "The arguments of {tool} are not valid: {problem}. Nothing was done: call {tool} \
+             again with {name} as its input schema tells."
+        ),
+        format!("invalid arguments: {name} does not fit its schema"),
+    )
+}
+
+/// What `property` allows, in words: `a string`, `true or false`, `a whole number, 0 or more`,
+/// `a whole number from 1 to 50`, `a list of strings`.
+fn allowed(property: &Value) -> String {
+    match property.get("type").and_then(Value::as_str) {
+        Some("string") => "a string".into(),
+        Some("boolean") => "true or false".into(),
+        Some("integer") => {
+            let (low, high) = bounds(property);
+            match (low, high) {
+                (Some(low), Some(high)) => format!("a whole number from {low} to {high}"),
+                (Some(low), None) => format!("a whole number, {low} or more"),
+                (None, Some(high)) => format!("a whole number, {high} or less"),
+                (None, None) => "a whole number".into(),
+            }
+        }
+        Some("array") => match property.pointer("/items/type").and_then(Value::as_str) {
+            Some("string") => "a list of strings".into(),
+            _ => "a list".into(),
+        },
+        Some(other) => format!("of type {other}"),
+        None => "as its schema tells".into(),
+    }
+}
+
+/// The bounds of an integer property as its schema states them.
+fn bounds(property: &Value) -> (Option<i128>, Option<i128>) {
+    let bound = |key: &str| property.get(key).and_then(Value::as_i64).map(i128::from);
+    (bound("minimum"), bound("maximum"))
+}
+
+/// The range the argument's type holds (`format`), beyond which it can not be read; no bound
+/// above for an argument whose schema tells no format.
+fn holds(property: &Value) -> (i128, Option<i128>) {
+    match property.get("format").and_then(Value::as_str) {
+        Some("uint32") => (0, Some(i128::from(u32::MAX))),
+        Some("uint64") => (0, Some(i128::from(u64::MAX))),
+        Some("int32") => (i128::from(i32::MIN), Some(i128::from(i32::MAX))),
+        Some("int64") => (i128::from(i64::MIN), Some(i128::from(i64::MAX))),
+        _ => (bounds(property).0.unwrap_or(i128::from(i64::MIN)), None),
+    }
+}
+
+/// Checks `value` against `property`, making a whole number written as a float an integer.
+fn fit(name: &str, property: &Value, value: &mut Value) -> Result<(), String> {
+    let wrong = |value: &Value| {
+        format!(
+            "{name} must be {}: {} was given",
+            allowed(property),
+            shown(value)
+        )
+    };
+    match property.get("type").and_then(Value::as_str) {
+        Some("string") if !value.is_string() => Err(wrong(value)),
+        Some("boolean") if !value.is_boolean() => Err(wrong(value)),
+        Some("integer") => {
+            let Some(whole) = whole_number(value) else {
+                return Err(wrong(value));
+            };
+            let (low, high) = holds(property);
+            if whole < low && bounds(property).0.is_some() {
+                return Err(wrong(value));
+            }
+            if whole < low || high.is_some_and(|high| whole > high) {
+                // Out of what the argument holds, where the schema tells no bound: the range
+                // it holds is what is allowed.
+                let (schema_low, schema_high) = bounds(property);
+                let low = schema_low.unwrap_or(low);
+                let high = schema_high.or(high).unwrap_or(i128::MAX);
+                return Err(format!(
+                    "{name} must be a whole number from {low} to {high}: {} was given",
+                    shown(value)
+                ));
+            }
+            // Beyond 64 bits with no bound above: the most a count can be, for a clamp.
+            let number = i64::try_from(whole)
+                .map(Number::from)
+                .or_else(|_| u64::try_from(whole).map(Number::from))
+                .unwrap_or_else(|_| Number::from(u64::MAX));
+            *value = Value::Number(number);
+            Ok(())
+        }
+        Some("array") => {
+            let Some(items) = value.as_array() else {
+                return Err(wrong(value));
+            };
+            let item_type = property.pointer("/items/type").and_then(Value::as_str);
+            if item_type == Some("string")
+                && let Some((i, item)) = items.iter().enumerate().find(|(_, v)| !v.is_string())
+            {
+                return Err(format!(
+                    "{name} must be {}: item {} of {} is {}",
+                    allowed(property),
+                    i + 1,
+                    items.len(),
+                    shown(item)
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A JSON number that is a whole number, as written or as a float without a fraction (beyond
+/// 128 bits, saturated: only its sign matters then).
+fn whole_number(value: &Value) -> Option<i128> {
+    let number = value.as_number()?;
+    if let Some(i) = number.as_i64() {
+        return Some(i128::from(i));
+    }
+    if let Some(u) = number.as_u64() {
+        return Some(i128::from(u));
+    }
+    let f = number.as_f64()?;
+    (f.is_finite() && f.fract() == 0.0).then_some(f as i128)
+}
+
+/// `value` as JSON, cut after [`ECHOED`] characters with its length told: a refusal repeats
+/// what it refuses without sending a huge value back into the agent's context.
+fn shown(value: &Value) -> String {
+    let json = value.to_string();
+    let count = json.chars().count();
+    if count <= ECHOED {
+        return json;
+    }
+    let start: String = json.chars().take(ECHOED).collect();
+    format!("{start}... ({count} characters)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(tool: &str, args: Value) -> String {
+        let Value::Object(map) = args else {
+            unreachable!()
+        };
+        match check(tool, map) {
+            Ok(map) => format!("ok {}", Value::Object(map)),
+            Err(r) => r.text,
+        }
+    }
+
+    #[test]
+    fn every_argument_says_what_is_allowed() {
+        let cases = [
+            (
+                "read_window",
+                json!({"window": "main", "scrollback_rows": -1}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "scrollback_rows": 1.5}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "scrollback_rows": "10"}),
+            ),
+            ("read_window", json!({"window": 5})),
+            ("read_window", json!({})),
+            ("send_text", json!({"window": "main", "text": "ls"})),
+            (
+                "send_text",
+                json!({"window": "main", "text": "ls", "enter": "yes"}),
+            ),
+            ("send_keys", json!({"window": "main", "keys": "Enter"})),
+            ("send_keys", json!({"window": "main", "keys": ["a", 5]})),
+            ("wait_window", json!({"window": "main", "max_seconds": -1})),
+            (
+                "wait_window",
+                json!({"window": "main", "max_seconds": 10_000_000_000u64}),
+            ),
+            ("read_file", json!({"path": "/x", "start_line": 1e30})),
+            ("read_file", json!({"path": "/x", "max_lines": -5})),
+            ("read_file", json!({"path": "/x", "line_numbers": 1})),
+            ("write_file", json!({"path": "/x"})),
+            ("create_window", json!({"name": null})),
+            (
+                "write_file",
+                json!({"path": "/x", "content": ["x".repeat(100)]}),
+            ),
+        ];
+        let out: Vec<String> = cases
+            .into_iter()
+            .map(|(tool, args)| format!("{tool} {args}\n  {}", text(tool, args.clone())))
+            .collect();
+        insta::assert_snapshot!(out.join("\n"));
+    }
+
+    #[test]
+    fn whole_numbers_pass_made_integers() {
+        assert_eq!(
+            text(
+                "read_window",
+                json!({"window": "main", "scrollback_rows": 9_223_372_036_854_775_808u64})
+            ),
+            r#"ok {"window":"main","scrollback_rows":9223372036854775808}"#
+        );
+        assert_eq!(
+            text(
+                "read_window",
+                json!({"window": "main", "scrollback_rows": 1e30})
+            ),
+            r#"ok {"window":"main","scrollback_rows":18446744073709551615}"#
+        );
+        assert_eq!(
+            text(
+                "read_file",
+                json!({"path": "/x", "start_line": -2.0, "max_lines": null})
+            ),
+            r#"ok {"path":"/x","start_line":-2,"max_lines":null}"#
+        );
+        assert_eq!(
+            text("wait_window", json!({"window": "main", "max_seconds": 0})),
+            r#"ok {"window":"main","max_seconds":0}"#
+        );
+        assert_eq!(text("list_windows", json!({"x": 1})), r#"ok {"x":1}"#);
+    }
+}

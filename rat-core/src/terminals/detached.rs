@@ -1,0 +1,166 @@
+//! The processes a closed window leaves running: started from it, detached from its shell's
+//! jobs (`(command &)` in a subshell, `nohup`, `setsid`, daemons), they outlive the window, as
+//! they outlive a terminal a human closes. `close_window` finds them to tell the agent.
+//!
+//! Before the kill, the window's processes are noted from `/proc`: those of the pane's session
+//! (its shell leads it: a detached job keeps the session unless it calls `setsid`) and the
+//! descendants of its shell (a `setsid` one stays a descendant until its parent ends). After the
+//! kill, those still running, neither zombies nor a pid reused since (its start time tells), are
+//! the ones left.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use super::foreground::{Stat, escape, stat};
+
+/// A process noted before a kill: its pid and start time (which tells a reused pid apart).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Noted {
+    /// Its pid.
+    pub pid: u32,
+    /// Its start time, in clock ticks since boot.
+    start: u64,
+    /// Its name (`comm`), escaped for the agent.
+    pub name: String,
+}
+
+/// Every process of `/proc`, by pid.
+fn all_processes() -> HashMap<u32, Stat> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return HashMap::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat(pid)?)))
+        .collect()
+}
+
+/// The processes of the pane whose shell is `pane_pid`: its session, and its shell's
+/// descendants; the shell itself left out, as it ends with the window.
+pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
+    let all = all_processes();
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (&pid, s) in &all {
+        children.entry(s.ppid).or_default().push(pid);
+    }
+    let mut found: HashSet<u32> = all
+        .iter()
+        .filter(|(_, s)| s.session == pane_pid)
+        .map(|(&pid, _)| pid)
+        .collect();
+    let mut seen = HashSet::from([pane_pid]);
+    let mut stack = vec![pane_pid];
+    while let Some(pid) = stack.pop() {
+        for &child in children.get(&pid).into_iter().flatten() {
+            if seen.insert(child) {
+                stack.push(child);
+            }
+        }
+    }
+    found.extend(seen);
+    found.remove(&pane_pid);
+    let mut noted: Vec<Noted> = found
+        .into_iter()
+        .filter_map(|pid| {
+            let s = all.get(&pid)?;
+            (s.state != b'Z').then(|| Noted {
+                pid,
+                start: s.start,
+                name: escape(&s.comm),
+            })
+        })
+        .collect();
+    noted.sort_by_key(|n| n.pid);
+    noted
+}
+
+fn still_running(n: &Noted) -> bool {
+    stat(n.pid).is_some_and(|s| s.start == n.start && s.state != b'Z')
+}
+
+/// Of the processes `noted` before a kill, those still running once the window's own have had
+/// `grace` to end (they end on the hangup of the terminal, within milliseconds): polled, so that
+/// a window leaving nothing returns as soon as its processes are gone.
+pub(crate) async fn left_running(noted: Vec<Noted>, grace: Duration) -> Vec<Noted> {
+    let deadline = tokio::time::Instant::now() + grace;
+    let mut left = noted;
+    loop {
+        left.retain(still_running);
+        if left.is_empty() || tokio::time::Instant::now() >= deadline {
+            return left;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// How many processes left running a result names.
+const NAMED: usize = 10;
+
+/// The sentence of `close_window` naming the processes left running, or nothing.
+pub(crate) fn left_text(left: &[Noted]) -> String {
+    if left.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = left
+        .iter()
+        .take(NAMED)
+        .map(|n| format!("{} ({})", n.pid, n.name))
+        .collect();
+    let more = if left.len() > NAMED {
+        format!(" and {} more", left.len() - NAMED)
+    } else {
+        String::new()
+    };
+    let pids: Vec<String> = left.iter().take(NAMED).map(|n| n.pid.to_string()).collect();
+    format!(
+        " Still running, detached from it: {}{more}. They outlive the window: kill {} ends {}.",
+        named.join(", "),
+        pids.join(" "),
+        if pids.len() == 1 { "it" } else { "them" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noted(pid: u32, name: &str) -> Noted {
+        Noted {
+            pid,
+            start: 0,
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn texts() {
+        assert_eq!(left_text(&[]), "");
+        assert_eq!(
+            left_text(&[noted(12, "sleep")]),
+            " Still running, detached from it: 12 (sleep). They outlive the window: kill 12 ends it."
+        );
+        let many: Vec<Noted> = (1..=12).map(|p| noted(p, "x")).collect();
+        assert_eq!(
+            left_text(&many),
+            " Still running, detached from it: 1 (x), 2 (x), 3 (x), 4 (x), 5 (x), 6 (x), 7 (x), 8 \
+             (x), 9 (x), 10 (x) and 2 more. They outlive the window: kill 1 2 3 4 5 6 7 8 9 10 ends \
+             them."
+        );
+    }
+
+    #[tokio::test]
+    async fn a_process_ended_is_not_left() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let me = note(std::process::id());
+        assert!(me.iter().any(|n| n.pid == pid), "{me:?}");
+        let it: Vec<Noted> = me.into_iter().filter(|n| n.pid == pid).collect();
+        assert_eq!(left_running(it.clone(), Duration::ZERO).await, it);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(left_running(it, Duration::from_secs(5)).await, vec![]);
+    }
+}

@@ -1,0 +1,259 @@
+//! The foreground process of a pane, read from `/proc` where tmux's description of it is not
+//! exact.
+//!
+//! tmux names a pane's command from the first word of the foreground process group leader's
+//! `argv[0]` (names.c, `parse_window_name`): the name is cut at its first space and at a double
+//! quote, loses its trailing non-ASCII characters, and a relative path stays as typed, so a
+//! program `~/my prog|x` run as `"../my prog|x"` shows as `../my`, and `café` as `caf`. Where tmux's name is such a cut, the process's own name is told instead:
+//! the last component of its `argv[0]`, or the kernel's name of it (`comm`) when `argv[0]` was
+//! set to something else. Directories are read from the same process (`/proc/PID/cwd`, then the
+//! pane's shell, as tmux does) and shown with their control characters escaped (`\x01`, `\t`):
+//! a path never loses a character, so it never names another directory.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use super::window::WindowInfo;
+
+/// What `/proc/PID/stat` tells of a process, of what rat reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Stat {
+    /// Its name as the kernel keeps it (`comm`, at most 15 bytes).
+    pub comm: Vec<u8>,
+    /// Its state (`R`, `S`, `Z` for a zombie...).
+    pub state: u8,
+    /// Its parent.
+    pub ppid: u32,
+    /// Its session: the pid of the session leader (a pane's shell leads the pane's).
+    pub session: u32,
+    /// The foreground process group of its controlling terminal, if it has one.
+    pub tpgid: Option<u32>,
+    /// When it started, in clock ticks since boot: a pid reused by another process tells apart.
+    pub start: u64,
+}
+
+/// Parses `/proc/PID/stat`. The name (field 2) is in parentheses and may hold anything,
+/// parentheses and spaces included: the fields after it follow its last `)`.
+pub(crate) fn parse_stat(stat: &[u8]) -> Option<Stat> {
+    let open = stat.iter().position(|&b| b == b'(')?;
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let comm = stat.get(open + 1..close)?.to_vec();
+    let fields: Vec<&[u8]> = stat[close + 1..]
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+        .collect();
+    // From field 3: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt, cminflt,
+    // majflt, cmajflt, utime, stime, cutime, cstime, priority, nice, num_threads,
+    // itrealvalue, starttime (field 22).
+    let number =
+        |i: usize| -> Option<i64> { std::str::from_utf8(fields.get(i)?).ok()?.parse().ok() };
+    Some(Stat {
+        comm,
+        state: *fields.first()?.first()?,
+        ppid: u32::try_from(number(1)?).ok()?,
+        session: u32::try_from(number(3)?).ok()?,
+        tpgid: u32::try_from(number(5)?).ok().filter(|&p| p > 0),
+        start: u64::try_from(number(19)?).ok()?,
+    })
+}
+
+/// `/proc/PID/stat` of `pid`, parsed; `None` when it ended.
+pub(crate) fn stat(pid: u32) -> Option<Stat> {
+    parse_stat(&std::fs::read(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The foreground process group of the terminal of `pane_pid` (the pane's shell), as
+/// `tcgetpgrp` on the pane would tell it.
+fn foreground_group(pane_pid: u32) -> Option<u32> {
+    stat(pane_pid)?.tpgid
+}
+
+/// tmux 3.3a's name for `argv[0]` (names.c, `parse_window_name`): a leading `"` skipped and
+/// the name ended at the next one, a leading `exec ` dropped, leading spaces and dashes (a login
+/// shell's `-bash`) skipped, the name cut at its first space, trailing characters that are
+/// neither ASCII alphanumeric nor punctuation removed (a final `é` goes), and the last
+/// component taken for an absolute path.
+fn tmux_name(argv0: &[u8]) -> &[u8] {
+    let mut name = argv0;
+    if name.first() == Some(&b'"') {
+        name = &name[1..];
+    }
+    if let Some(quote) = name.iter().position(|&b| b == b'"') {
+        name = &name[..quote];
+    }
+    if let Some(rest) = name.strip_prefix(b"exec ") {
+        name = rest;
+    }
+    while let [b' ' | b'-', rest @ ..] = name {
+        name = rest;
+    }
+    if let Some(space) = name.iter().position(|&b| b == b' ') {
+        name = &name[..space];
+    }
+    while let [rest @ .., last] = name {
+        if rest.is_empty() || last.is_ascii_alphanumeric() || last.is_ascii_punctuation() {
+            break;
+        }
+        name = rest;
+    }
+    last_if_absolute(name)
+}
+
+/// `argv[0]` as tmux would name it if it cut nothing: a login shell's dashes skipped, the last
+/// component taken for an absolute path.
+fn uncut_name(argv0: &[u8]) -> &[u8] {
+    let mut name = argv0;
+    while let [b'-', rest @ ..] = name {
+        name = rest;
+    }
+    last_if_absolute(name)
+}
+
+/// The last component of an absolute path, as tmux names one; a relative name as it is.
+fn last_if_absolute(name: &[u8]) -> &[u8] {
+    if name.first() == Some(&b'/') {
+        last_component(name)
+    } else {
+        name
+    }
+}
+
+fn last_component(path: &[u8]) -> &[u8] {
+    let trimmed = match path.iter().rposition(|&b| b != b'/') {
+        Some(end) => &path[..=end],
+        None => return path,
+    };
+    match trimmed.iter().rposition(|&b| b == b'/') {
+        Some(slash) => &trimmed[slash + 1..],
+        None => trimmed,
+    }
+}
+
+/// The exact name of the foreground command of the pane whose shell is `pane_pid`, when the
+/// name tmux gave (`shown`, its `pane_current_command`) is a cut of it; `None` when tmux's is
+/// whole, or when the process is not the one tmux described (it changed meanwhile, or ended).
+pub(crate) fn exact_command(pane_pid: u32, shown: &str) -> Option<String> {
+    let group = foreground_group(pane_pid)?;
+    let cmdline = std::fs::read(format!("/proc/{group}/cmdline")).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    let tmux = tmux_name(argv0);
+    // The same process as tmux's, or tmux's name stays.
+    if String::from_utf8_lossy(tmux) != shown {
+        return None;
+    }
+    if uncut_name(argv0) == tmux {
+        return None;
+    }
+    let comm = stat(group)?.comm;
+    // The last component of argv[0], as typed, unless argv[0] was set to another name than the
+    // program's: the kernel's name of the program then (at most 15 bytes).
+    let base = last_component(argv0);
+    let name = if !comm.is_empty() && base.starts_with(&comm) {
+        base
+    } else {
+        &comm[..]
+    };
+    (!name.is_empty()).then(|| escape(name))
+}
+
+/// The working directory of the pane's foreground process (`/proc/PID/cwd`, then the pane's
+/// shell's, as tmux reads it), escaped; `None` when neither can be read.
+pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {
+    let from = |pid: u32| std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    let path: PathBuf = foreground_group(pane_pid)
+        .and_then(from)
+        .or_else(|| from(pane_pid))?;
+    Some(escape(path.as_os_str().as_bytes()))
+}
+
+/// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
+/// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
+pub(crate) fn exact(mut w: WindowInfo) -> WindowInfo {
+    if w.pane_pid == 0 || w.path.is_empty() {
+        return w;
+    }
+    if let Some(command) = exact_command(w.pane_pid, &w.command) {
+        w.command = command;
+    }
+    if let Some(path) = exact_path(w.pane_pid) {
+        w.path = path;
+    }
+    w
+}
+
+/// `bytes` as text an agent reads on one line: control characters escaped (`\t`, `\n`, `\r`,
+/// `\x01`, `\u{85}` for those above ASCII), and a byte that is not UTF-8 as `\xff`; everything
+/// else, backslashes and quotes included, as it is.
+pub(crate) fn escape(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() && c.is_ascii() => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tmux_names() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"../my prog|x", "../my"),
+            (b"/usr/bin/make", "make"),
+            (b"-bash", "bash"),
+            (b"\"quoted name\" arg", "quoted"),
+            (b"exec foo", "foo"),
+            (b"./a.out", "./a.out"),
+            (b"/tmp/x/c\"m", "c"),
+            ("../é prog".as_bytes(), "../"),
+            ("/opt/café".as_bytes(), "caf"),
+        ];
+        for (argv0, name) in cases {
+            assert_eq!(
+                String::from_utf8_lossy(tmux_name(argv0)),
+                *name,
+                "{argv0:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn stats() {
+        let line = b"4242 (my (odd) prog) S 10 4242 4242 34816 4300 4194304 1 0 0 0 3 1 0 0 20 0 1 0 987654 8912896 100 18446744073709551615";
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                comm: b"my (odd) prog".to_vec(),
+                state: b'S',
+                ppid: 10,
+                session: 4242,
+                tpgid: Some(4300),
+                start: 987654,
+            })
+        );
+        let mine = stat(std::process::id()).unwrap();
+        assert_eq!(mine.ppid, std::os::unix::process::parent_id());
+        assert_eq!(stat(u32::MAX), None);
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(escape(b"a\x01b\tc\\d\"e \xc3\xa9"), "a\\x01b\\tc\\d\"e é");
+        assert_eq!(escape(b"\xff/\xc2\x85"), "\\xff/\\u{85}");
+    }
+}
