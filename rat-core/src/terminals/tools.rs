@@ -826,6 +826,7 @@ impl Terminals {
             return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
+        let w = foreground::exact(w);
         let text = running_text(window, &w, now_f64(), waited);
         Ok(if w.prompt.is_none() {
             ToolResult::message(text)
