@@ -22,6 +22,7 @@
 //! [`Ratd::start`] (warnings, the check's log) and [`Ratd::serve_with`] (the rest).
 #![forbid(unsafe_code)]
 
+mod bodies;
 pub mod cli;
 pub mod mcp;
 pub mod serve;
