@@ -275,6 +275,23 @@ impl Ratd {
         shutdown: CancellationToken,
         notifier: Notifier,
     ) -> Result<(), TooManyDeaths> {
+        self.serve_forcible(shutdown, CancellationToken::new(), notifier)
+            .await
+    }
+
+    /// As [`Ratd::serve_with`], and `force` cuts the grace short: once it fires during the
+    /// stop (a second SIGTERM or SIGINT, as daemons take it), the calls still running are cut
+    /// at once, then the tmux server is stopped as usual. Firing it before `shutdown` does
+    /// nothing until the stop begins.
+    ///
+    /// # Errors
+    /// [`TooManyDeaths`], as [`Ratd::serve_with`].
+    pub async fn serve_forcible(
+        self,
+        shutdown: CancellationToken,
+        force: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<(), TooManyDeaths> {
         let Ratd {
             tenant,
             listeners,
@@ -331,24 +348,36 @@ impl Ratd {
         let _ = expiry.await;
         while accept_loops.join_next().await.is_some() {}
         connections.close();
-        if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                tenant,
-                "stopping: calls still running after 10 seconds are cut"
-            );
-            hard_stop.cancel();
-            connections.wait().await;
+        tokio::select! {
+            () = connections.wait() => {}
+            () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+                tracing::warn!(
+                    tenant,
+                    "stopping: calls still running after 10 seconds are cut"
+                );
+            }
+            () = force.cancelled() => {
+                tracing::warn!(
+                    tenant,
+                    "stopping at once, as asked again: requests still in flight are cut"
+                );
+            }
         }
+        hard_stop.cancel();
+        connections.wait().await;
         status.stopping(service::status::StopStep::StoppingTheTerminals);
         tracing::info!(tenant, "stopping: stopping the terminals");
+        let gave_up = matches!(supervised, Ok(Err(_)));
         match controller.stop().await {
             Ok(report) => match report.step {
                 StopStep::AlreadyExited if report.exit.requested => {
                     tracing::info!(tenant, "stopped: the tmux server had already exited")
                 }
+                StopStep::AlreadyExited if gave_up => tracing::info!(
+                    tenant,
+                    exit = %report.exit.status,
+                    "stopped: the tmux server was dead already, after dying 5 times within 5 minutes (see the deaths above)"
+                ),
                 StopStep::AlreadyExited => tracing::info!(
                     tenant,
                     exit = %report.exit.status,
@@ -396,14 +425,18 @@ pub enum RunError {
 ///
 /// # Errors
 /// [`RunError`]: a startup step failed, or the tmux server died too often.
+///
+/// `force`, fired during the stop, cuts the grace given to the calls still running
+/// ([`Ratd::serve_forcible`]).
 pub async fn run_service(
     config: Config,
     shutdown: CancellationToken,
+    force: CancellationToken,
     notifier: Notifier,
 ) -> Result<(), RunError> {
     Ratd::start(config)
         .await?
-        .serve_with(shutdown, notifier)
+        .serve_forcible(shutdown, force, notifier)
         .await?;
     Ok(())
 }
