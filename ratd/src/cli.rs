@@ -45,6 +45,12 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_read_budget)]
     pub read_budget: ReadBudget,
 
+    /// The most connections held at once: beyond, new connections wait in the listen backlog
+    /// until one closes (logged). Each takes a file descriptor: ratd raises its soft file
+    /// limit to the hard one at start, and warns when that is too low for this many.
+    #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS, value_parser = parse_max_connections)]
+    pub max_connections: usize,
+
     /// The least severe log lines written to stderr. debug adds one line per MCP request.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub log_level: LogLevel,
@@ -58,6 +64,7 @@ impl Args {
             listen: self.listen.clone(),
             read_budget: self.read_budget,
             home: None,
+            max_connections: self.max_connections,
         }
     }
 }
@@ -177,6 +184,19 @@ HOST:{value}"
         host: host.to_owned(),
         port,
     })
+}
+
+/// Parses `--max-connections`: a count from 16 to 1048576.
+pub fn parse_max_connections(value: &str) -> Result<usize, String> {
+    let n: usize = value.trim().parse().map_err(|_| {
+        format!("{value:?} is not a count: give a number of connections, such as 4096")
+    })?;
+    if !(16..=1 << 20).contains(&n) {
+        return Err(format!(
+            "{n} connections: give a cap from 16 to 1048576 (the default, 4096, suits most machines)"
+        ));
+    }
+    Ok(n)
 }
 
 /// The largest read budget ratd accepts: 16 MiB. A result beyond fills the context of any

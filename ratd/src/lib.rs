@@ -65,7 +65,15 @@ pub struct Config {
     /// binary uses: the home of ratd's user, whose shell startup files the terminals read).
     /// Given, it isolates the terminals of an embedding program or a test from the user's.
     pub home: Option<PathBuf>,
+    /// The most connections held at once ([`DEFAULT_MAX_CONNECTIONS`] by default): beyond,
+    /// new connections wait in the listen backlog until one closes (logged when reached).
+    pub max_connections: usize,
 }
+
+/// The default of `--max-connections`: 4096 connections held at once, each an idle TLS
+/// connection of about 30 KiB at most (docs/benchmarks.md), a file descriptor each. ratd
+/// raises its soft file limit to the hard one at start to hold them.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
 /// Why ratd could not start: each names the step that failed and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +126,7 @@ fn listen_hint(error: &io::Error) -> &'static str {
 /// bound. [`Ratd::serve`] serves them.
 pub struct Ratd {
     tenant: String,
+    max_connections: usize,
     listeners: Vec<TcpListener>,
     acceptor: TlsAcceptor,
     controller: Controller,
@@ -207,8 +216,10 @@ impl Ratd {
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );
+        service::warnings::file_limit(config.max_connections);
         Ok(Ratd {
             tenant,
+            max_connections: config.max_connections,
             listeners,
             acceptor: TlsAcceptor::from(side.rustls_config()),
             controller,
@@ -294,6 +305,7 @@ impl Ratd {
     ) -> Result<(), TooManyDeaths> {
         let Ratd {
             tenant,
+            max_connections,
             listeners,
             acceptor,
             controller,
@@ -306,9 +318,11 @@ impl Ratd {
         let hard_stop = CancellationToken::new();
         let connections = TaskTracker::new();
         let mut accept_loops = tokio::task::JoinSet::new();
+        let cap = Arc::new(serve::ConnectionCap::new(max_connections));
         for listener in listeners {
             accept_loops.spawn(serve::accept_loop(
                 listener,
+                cap.clone(),
                 acceptor.clone(),
                 shared.clone(),
                 connections.clone(),

@@ -29,6 +29,9 @@ fn main() -> ExitCode {
     }
     let form = Form::detect();
     logs::init(args.log_level, form);
+    // The connections of --max-connections need as many files: the soft limit (1024 on most
+    // systems) goes up to the hard one (ratd warns at start when that is still too low).
+    ratd::service::warnings::raise_file_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -68,8 +68,10 @@ pub(crate) type Body = BoxBody<Bytes, Infallible>;
 
 /// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
 /// `hard_stop` drops the connections still open.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn accept_loop(
     listener: TcpListener,
+    cap: Arc<ConnectionCap>,
     acceptor: TlsAcceptor,
     shared: Arc<Shared>,
     tracker: TaskTracker,
@@ -78,6 +80,12 @@ pub(crate) async fn accept_loop(
 ) {
     let refusals = Arc::new(RefusalLog::default());
     loop {
+        // A place first: at the cap, new connections wait in the kernel's listen backlog
+        // (neither accepted nor refused) until one closes.
+        let permit = tokio::select! {
+            permit = cap.acquire() => permit,
+            () = stop.cancelled() => break,
+        };
         let (tcp, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -92,6 +100,7 @@ pub(crate) async fn accept_loop(
         };
         let _ = tcp.set_nodelay(true);
         tracker.spawn(serve_connection(
+            permit,
             tcp,
             addr,
             acceptor.clone(),
@@ -103,9 +112,62 @@ pub(crate) async fn accept_loop(
     }
 }
 
+/// The cap on connections held at once (`--max-connections`), shared by every listener: a
+/// permit per connection, given back when it closes. Reaching it is logged at most once every
+/// 10 seconds, with how many times it was met since the last line.
+pub(crate) struct ConnectionCap {
+    permits: Arc<tokio::sync::Semaphore>,
+    most: usize,
+    logged: Mutex<(Option<Instant>, u64)>,
+}
+
+impl ConnectionCap {
+    pub(crate) fn new(most: usize) -> Self {
+        Self {
+            permits: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
+            most: most.max(1),
+            logged: Mutex::new((None, 0)),
+        }
+    }
+
+    /// A place for the next connection, waited for at the cap.
+    async fn acquire(&self) -> tokio::sync::OwnedSemaphorePermit {
+        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
+            return permit;
+        }
+        self.reached();
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the cap's semaphore is never closed")
+    }
+
+    fn reached(&self) {
+        let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        logged.1 += 1;
+        if logged
+            .0
+            .is_some_and(|last| now.duration_since(last) < RefusalLog::EVERY)
+        {
+            return;
+        }
+        let times = std::mem::take(&mut logged.1);
+        logged.0 = Some(now);
+        drop(logged);
+        tracing::warn!(
+            max_connections = self.most,
+            times,
+            "connection cap reached: new connections wait in the listen backlog until one closes (--max-connections)"
+        );
+    }
+}
+
 /// One connection: the handshake, then HTTP/1.1 until the client closes it, a timeout, or a
 /// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
 async fn serve_connection(
+    _permit: tokio::sync::OwnedSemaphorePermit,
     tcp: TcpStream,
     addr: SocketAddr,
     acceptor: TlsAcceptor,

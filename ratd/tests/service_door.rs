@@ -213,3 +213,54 @@ fn a_second_signal_forces_the_stop_still_in_order() {
         );
     }
 }
+
+#[test]
+fn at_the_connection_cap_new_connections_wait_until_one_closes() {
+    let mut ratd = Daemon::spawn(&["--max-connections", "16"]);
+    ratd.wait_serving();
+    let list = post(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_windows","arguments":{}}}"#,
+        "2025-11-25",
+    );
+    for round in 0..3 {
+        // 16 connections held, each past its handshake and served once.
+        let mut held: Vec<_> = (0..16)
+            .map(|_| {
+                let mut stream = tls(&ratd, "alice");
+                stream.write_all(list.as_bytes()).unwrap();
+                assert!(read_response(&mut stream).starts_with("HTTP/1.1 200"));
+                stream
+            })
+            .collect();
+        // The 17th is not accepted while the 16 are held: a plain HTTP request, which ratd
+        // answers at once once accepted, gets no answer.
+        let mut waiting = std::net::TcpStream::connect(ratd.addr.unwrap()).unwrap();
+        waiting
+            .write_all(b"GET /mcp HTTP/1.1\r\nhost: ratd\r\n\r\n")
+            .unwrap();
+        waiting
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut byte = [0u8; 1];
+        let early = waiting.read(&mut byte);
+        assert!(
+            early.is_err(),
+            "round {round}: accepted beyond the cap: {early:?}"
+        );
+        // One closes: the 17th is accepted and answered.
+        drop(held.pop());
+        waiting
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut answer = String::new();
+        waiting.read_to_string(&mut answer).unwrap();
+        assert_eq!(answer, ratd::serve::PLAIN_HTTP_ANSWER, "round {round}");
+        drop(held);
+        drop(waiting);
+    }
+    let reached = ratd.wait_for("connection cap reached");
+    assert!(reached.contains(" WARN "), "{reached}");
+    assert!(reached.contains("max_connections=16"), "{reached}");
+    ratd.signal(Signal::SIGTERM);
+    assert!(ratd.wait_exit().success());
+}
