@@ -186,7 +186,7 @@ where
         async move {
             match request {
                 Ok(request) => Some(serve(request).await),
-                Err(invalid) => Some(invalid),
+                Err(invalid) => Some(json_error(StatusCode::OK, -32600, &invalid)),
             }
         }
     }))
@@ -217,15 +217,11 @@ where
 fn item_request(
     parts: &http::request::Parts,
     item: &Value,
-) -> Result<Request<Full<Bytes>>, Response<Body>> {
+) -> Result<Request<Full<Bytes>>, String> {
     if serde_json::from_value::<ClientJsonRpcMessage>(item.clone()).is_err() {
-        return Err(json_error(
-            StatusCode::OK,
-            -32600,
-            &format!(
-                "Invalid Request: an element of the batch: {}",
-                not_json_rpc(item)
-            ),
+        return Err(format!(
+            "Invalid Request: an element of the batch: {}",
+            not_json_rpc(item)
         ));
     }
     let mut request = Request::builder()

@@ -166,6 +166,7 @@ impl ConnectionCap {
 
 /// One connection: the handshake, then HTTP/1.1 until the client closes it, a timeout, or a
 /// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
+#[allow(clippy::too_many_arguments)]
 async fn serve_connection(
     _permit: tokio::sync::OwnedSemaphorePermit,
     tcp: TcpStream,

@@ -107,7 +107,7 @@ fn plain_http_is_logged_as_a_refusal_and_a_port_probe_is_not() {
     drop(std::net::TcpStream::connect(addr).unwrap());
     let probe = ratd.wait_for("port probe");
     assert!(probe.contains("DEBUG"), "{probe}");
-    assert!(probe.contains(&format!("addr=127.0.0.1:")), "{probe}");
+    assert!(probe.contains("addr=127.0.0.1:"), "{probe}");
     // Plain HTTP: answered, and logged like a refused handshake.
     let mut tcp = std::net::TcpStream::connect(addr).unwrap();
     tcp.write_all(b"GET /mcp HTTP/1.1\r\nhost: ratd\r\n\r\n")
