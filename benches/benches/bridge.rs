@@ -249,6 +249,7 @@ fn main() {
             },
             read_budget: ReadBudget::DEFAULT,
             home: None,
+            max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
         })
         .await
         .expect("ratd starts");

@@ -118,6 +118,7 @@ fn serve(server_dir: &str) {
             },
             read_budget: ReadBudget::DEFAULT,
             home: None,
+            max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
         };
         let ratd = ratd::Ratd::start(config).await.expect("ratd starts");
         println!("LISTENING {}", ratd.local_addrs()[0]);
@@ -206,6 +207,7 @@ async fn bench() {
             },
             read_budget: ReadBudget::DEFAULT,
             home: None,
+            max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
         })
         .await
         .unwrap();

@@ -290,7 +290,12 @@ impl Relay {
 /// The wait a `wait_window` call adds to its time: what it waits, read from its arguments as
 /// rat-core reads them ([`WaitWindow::seconds`]: `max_seconds`, 20 when absent, 1 to 50).
 /// Arguments rat-core does not accept are refused by ratd at once: they get the longest wait.
+/// A batch (protocol 2025-03-26), whose calls ratd runs together, gets the longest wait of its
+/// calls.
 fn wait_of(message: &Value) -> Duration {
+    if let Value::Array(messages) = message {
+        return messages.iter().map(wait_of).max().unwrap_or_default();
+    }
     if message.get("method").and_then(Value::as_str) != Some("tools/call") {
         return Duration::ZERO;
     }
@@ -692,6 +697,14 @@ mod tests {
             ),
             Duration::ZERO
         );
+        let batch = json!([
+            {"method": "tools/call", "params": {"name": "read_window", "arguments": {}}},
+            {"method": "tools/call", "params": {"name": "wait_window", "arguments": {"window": "w", "max_seconds": 40}}},
+            {"method": "tools/call", "params": {"name": "wait_window", "arguments": {"window": "w", "max_seconds": 5}}},
+            {"method": "notifications/initialized"}
+        ]);
+        assert_eq!(wait_of(&batch), Duration::from_secs(40));
+        assert_eq!(wait_of(&json!([])), Duration::ZERO);
     }
 
     #[test]

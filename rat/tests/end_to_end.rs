@@ -68,6 +68,7 @@ impl Served {
             },
             read_budget: ReadBudget::DEFAULT,
             home: Some(home),
+            max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
         })
         .await
         .expect("ratd starts");

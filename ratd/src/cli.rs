@@ -41,9 +41,15 @@ pub struct Args {
 
     /// The most a result of read_window or read_file holds, header included: a size with its
     /// unit (64KiB, 1MiB, 65536B; decimal units such as 64KB and bits such as 512Kb are
-    /// converted). At least 20KiB, which a screen of 4-byte characters needs.
+    /// converted). At least 20KiB, which a screen of 4-byte characters needs; at most 16MiB.
     #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_read_budget)]
     pub read_budget: ReadBudget,
+
+    /// The most connections held at once: beyond, new connections wait in the listen backlog
+    /// until one closes (logged). Each takes a file descriptor: ratd raises its soft file
+    /// limit to the hard one at start, and warns when that is too low for this many.
+    #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS, value_parser = parse_max_connections)]
+    pub max_connections: usize,
 
     /// The least severe log lines written to stderr. debug adds one line per MCP request.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
@@ -58,6 +64,7 @@ impl Args {
             listen: self.listen.clone(),
             read_budget: self.read_budget,
             home: None,
+            max_connections: self.max_connections,
         }
     }
 }
@@ -179,15 +186,40 @@ HOST:{value}"
     })
 }
 
+/// Parses `--max-connections`: a count from 16 to 1048576.
+pub fn parse_max_connections(value: &str) -> Result<usize, String> {
+    let n: usize = value.trim().parse().map_err(|_| {
+        format!("{value:?} is not a count: give a number of connections, such as 4096")
+    })?;
+    if !(16..=1 << 20).contains(&n) {
+        return Err(format!(
+            "{n} connections: give a cap from 16 to 1048576 (the default, 4096, suits most machines)"
+        ));
+    }
+    Ok(n)
+}
+
+/// The largest read budget ratd accepts: 16 MiB. A result beyond fills the context of any
+/// model (a million tokens is about 4 MiB of text) and is cut or diverted by harnesses.
+pub const MAX_READ_BUDGET: usize = 16 * 1024 * 1024;
+
 /// Parses `--read-budget`: a size with its unit, read by the `parse-size` crate (64KiB, 1MiB,
 /// 65536B, 64KB = 64000 bytes), plus bits where the unit ends in a lowercase `b` (512Kb = 512
-/// kilobits = 64000 bytes), as the Go build's cunits reads them. Under 20 KiB is refused,
-/// telling the size read ([`ReadBudget::new`]).
+/// kilobits = 64000 bytes, 64Kib = 64 kibibits), as the Go build's cunits reads them. A number
+/// without a unit is refused, naming the units; under 20 KiB is refused telling the size read
+/// ([`ReadBudget::new`]), and for bits what was probably meant; over [`MAX_READ_BUDGET`] is
+/// refused, saying why.
 pub fn parse_read_budget(value: &str) -> Result<ReadBudget, String> {
     let trimmed = value.trim();
     let units = "use a size with its unit, such as 64KiB, 1MiB or 65536B";
     if trimmed.is_empty() {
         return Err(format!("no size given: {units}"));
+    }
+    if trimmed.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!(
+            "{trimmed} has no unit: {units} (B for bytes, KiB, MiB for binary units, KB, MB for \
+decimal ones)"
+        ));
     }
     // parse-size reads units without regard to case: a lowercase final b (bits in cunits and
     // in networking) is taken out and the rest divided by 8.
@@ -205,14 +237,57 @@ pub fn parse_read_budget(value: &str) -> Result<ReadBudget, String> {
         parse_size::parse_size(trimmed)
     };
     let bytes = parsed.map_err(|error| format!("{value:?} is not a size ({error}): {units}"))?;
-    let bytes = usize::try_from(bytes).map_err(|_| format!("{value:?} is too large"))?;
+    let too_large = || {
+        format!(
+            "the read budget must be at most 16 MiB (16777216 bytes): {trimmed} was given; a \
+result beyond fills the context of any model, and harnesses cut or divert it"
+        )
+    };
+    let bytes = usize::try_from(bytes).map_err(|_| too_large())?;
+    if bytes > MAX_READ_BUDGET {
+        return Err(too_large());
+    }
     ReadBudget::new(bytes).map_err(|error| {
         if is_bits {
-            format!("{error} ({value} is read as bits: use B for bytes, such as 64KiB)")
+            format!("{error} ({})", bits_hint(trimmed, bytes))
         } else {
             error.to_string()
         }
     })
+}
+
+/// What a size in bits was read as, and the size in bytes probably meant: `64kib is kibibits
+/// (8 KiB): did you mean 64KiB?`.
+fn bits_hint(value: &str, bytes: usize) -> String {
+    let unit = &value[value
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .len()..];
+    let lower = unit.to_ascii_lowercase();
+    let name = match lower.as_str() {
+        "kib" => "kibibits",
+        "mib" => "mebibits",
+        "gib" => "gibibits",
+        "kb" => "kilobits",
+        "mb" => "megabits",
+        "gb" => "gigabits",
+        _ => "bits",
+    };
+    let size = [("MiB", 1usize << 20), ("KiB", 1 << 10)]
+        .into_iter()
+        .find(|(_, unit)| bytes >= *unit && bytes.is_multiple_of(*unit))
+        .map_or_else(
+            || format!("{bytes} bytes"),
+            |(name, unit)| format!("{} {name}", bytes / unit),
+        );
+    let mut meant = value[..value.len() - unit.len()].to_owned();
+    let mut chars = unit.chars();
+    if let Some(first) = chars.next() {
+        meant.push(first.to_ascii_uppercase());
+    }
+    let rest: String = chars.collect();
+    meant.push_str(&rest[..rest.len() - 1]);
+    meant.push('B');
+    format!("{value} is {name} ({size}): did you mean {meant}?")
 }
 
 #[cfg(test)]
@@ -225,18 +300,22 @@ mod tests {
         assert_eq!(bytes("64KiB"), Ok(65536));
         assert_eq!(bytes("1MiB"), Ok(1048576));
         assert_eq!(bytes("65536B"), Ok(65536));
-        assert_eq!(bytes("65536"), Ok(65536));
         assert_eq!(bytes("64KB"), Ok(64000));
         assert_eq!(bytes("20KiB"), Ok(20480));
         assert_eq!(bytes("512Kb"), Ok(64000));
         assert_eq!(bytes("1Mib"), Ok(131072));
+        assert_eq!(bytes("16MiB"), Ok(16777216));
     }
 
     #[test]
     fn read_budget_refusals() {
-        insta::assert_snapshot!(parse_read_budget("64Kb").unwrap_err(), @"the read budget must be at least 20 KiB (20480 bytes): 8000 bytes were given (64Kb is read as bits: use B for bytes, such as 64KiB)");
+        insta::assert_snapshot!(parse_read_budget("64Kb").unwrap_err(), @"the read budget must be at least 20 KiB (20480 bytes): 8000 bytes were given (64Kb is kilobits (8000 bytes): did you mean 64KB?)");
+        insta::assert_snapshot!(parse_read_budget("64kib").unwrap_err(), @"the read budget must be at least 20 KiB (20480 bytes): 8192 bytes were given (64kib is kibibits (8 KiB): did you mean 64KiB?)");
         insta::assert_snapshot!(parse_read_budget("16KiB").unwrap_err(), @"the read budget must be at least 20 KiB (20480 bytes): 16384 bytes were given");
         insta::assert_snapshot!(parse_read_budget("20KB").unwrap_err(), @"the read budget must be at least 20 KiB (20480 bytes): 20000 bytes were given");
+        insta::assert_snapshot!(parse_read_budget("65536").unwrap_err(), @"65536 has no unit: use a size with its unit, such as 64KiB, 1MiB or 65536B (B for bytes, KiB, MiB for binary units, KB, MB for decimal ones)");
+        insta::assert_snapshot!(parse_read_budget("100000GiB").unwrap_err(), @"the read budget must be at most 16 MiB (16777216 bytes): 100000GiB was given; a result beyond fills the context of any model, and harnesses cut or divert it");
+        insta::assert_snapshot!(parse_read_budget("17MiB").unwrap_err(), @"the read budget must be at most 16 MiB (16777216 bytes): 17MiB was given; a result beyond fills the context of any model, and harnesses cut or divert it");
         insta::assert_snapshot!(parse_read_budget("lots").unwrap_err(), @r#""lots" is not a size (invalid digit found in string): use a size with its unit, such as 64KiB, 1MiB or 65536B"#);
         insta::assert_snapshot!(parse_read_budget("").unwrap_err(), @"no size given: use a size with its unit, such as 64KiB, 1MiB or 65536B");
     }

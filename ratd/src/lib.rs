@@ -22,6 +22,7 @@
 //! [`Ratd::start`] (warnings, the check's log) and [`Ratd::serve_with`] (the rest).
 #![forbid(unsafe_code)]
 
+mod bodies;
 pub mod cli;
 pub mod mcp;
 pub mod serve;
@@ -64,7 +65,15 @@ pub struct Config {
     /// binary uses: the home of ratd's user, whose shell startup files the terminals read).
     /// Given, it isolates the terminals of an embedding program or a test from the user's.
     pub home: Option<PathBuf>,
+    /// The most connections held at once ([`DEFAULT_MAX_CONNECTIONS`] by default): beyond,
+    /// new connections wait in the listen backlog until one closes (logged when reached).
+    pub max_connections: usize,
 }
+
+/// The default of `--max-connections`: 4096 connections held at once, each an idle TLS
+/// connection of about 30 KiB at most (docs/benchmarks.md), a file descriptor each. ratd
+/// raises its soft file limit to the hard one at start to hold them.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
 /// Why ratd could not start: each names the step that failed and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -117,6 +126,7 @@ fn listen_hint(error: &io::Error) -> &'static str {
 /// bound. [`Ratd::serve`] serves them.
 pub struct Ratd {
     tenant: String,
+    max_connections: usize,
     listeners: Vec<TcpListener>,
     acceptor: TlsAcceptor,
     controller: Controller,
@@ -206,8 +216,10 @@ impl Ratd {
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );
+        service::warnings::file_limit(config.max_connections);
         Ok(Ratd {
             tenant,
+            max_connections: config.max_connections,
             listeners,
             acceptor: TlsAcceptor::from(side.rustls_config()),
             controller,
@@ -274,8 +286,26 @@ impl Ratd {
         shutdown: CancellationToken,
         notifier: Notifier,
     ) -> Result<(), TooManyDeaths> {
+        self.serve_forcible(shutdown, CancellationToken::new(), notifier)
+            .await
+    }
+
+    /// As [`Ratd::serve_with`], and `force` cuts the grace short: once it fires during the
+    /// stop (a second SIGTERM or SIGINT, as daemons take it), the calls still running are cut
+    /// at once, then the tmux server is stopped as usual. Firing it before `shutdown` does
+    /// nothing until the stop begins.
+    ///
+    /// # Errors
+    /// [`TooManyDeaths`], as [`Ratd::serve_with`].
+    pub async fn serve_forcible(
+        self,
+        shutdown: CancellationToken,
+        force: CancellationToken,
+        notifier: Notifier,
+    ) -> Result<(), TooManyDeaths> {
         let Ratd {
             tenant,
+            max_connections,
             listeners,
             acceptor,
             controller,
@@ -288,9 +318,11 @@ impl Ratd {
         let hard_stop = CancellationToken::new();
         let connections = TaskTracker::new();
         let mut accept_loops = tokio::task::JoinSet::new();
+        let cap = Arc::new(serve::ConnectionCap::new(max_connections));
         for listener in listeners {
             accept_loops.spawn(serve::accept_loop(
                 listener,
+                cap.clone(),
                 acceptor.clone(),
                 shared.clone(),
                 connections.clone(),
@@ -330,24 +362,36 @@ impl Ratd {
         let _ = expiry.await;
         while accept_loops.join_next().await.is_some() {}
         connections.close();
-        if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                tenant,
-                "stopping: calls still running after 10 seconds are cut"
-            );
-            hard_stop.cancel();
-            connections.wait().await;
+        tokio::select! {
+            () = connections.wait() => {}
+            () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+                tracing::warn!(
+                    tenant,
+                    "stopping: calls still running after 10 seconds are cut"
+                );
+            }
+            () = force.cancelled() => {
+                tracing::warn!(
+                    tenant,
+                    "stopping at once, as asked again: requests still in flight are cut"
+                );
+            }
         }
+        hard_stop.cancel();
+        connections.wait().await;
         status.stopping(service::status::StopStep::StoppingTheTerminals);
         tracing::info!(tenant, "stopping: stopping the terminals");
+        let gave_up = matches!(supervised, Ok(Err(_)));
         match controller.stop().await {
             Ok(report) => match report.step {
                 StopStep::AlreadyExited if report.exit.requested => {
                     tracing::info!(tenant, "stopped: the tmux server had already exited")
                 }
+                StopStep::AlreadyExited if gave_up => tracing::info!(
+                    tenant,
+                    exit = %report.exit.status,
+                    "stopped: the tmux server was dead already, after dying 5 times within 5 minutes (see the deaths above)"
+                ),
                 StopStep::AlreadyExited => tracing::info!(
                     tenant,
                     exit = %report.exit.status,
@@ -395,14 +439,18 @@ pub enum RunError {
 ///
 /// # Errors
 /// [`RunError`]: a startup step failed, or the tmux server died too often.
+///
+/// `force`, fired during the stop, cuts the grace given to the calls still running
+/// ([`Ratd::serve_forcible`]).
 pub async fn run_service(
     config: Config,
     shutdown: CancellationToken,
+    force: CancellationToken,
     notifier: Notifier,
 ) -> Result<(), RunError> {
     Ratd::start(config)
         .await?
-        .serve_with(shutdown, notifier)
+        .serve_forcible(shutdown, force, notifier)
         .await?;
     Ok(())
 }

@@ -29,6 +29,9 @@ fn main() -> ExitCode {
     }
     let form = Form::detect();
     logs::init(args.log_level, form);
+    // The connections of --max-connections need as many files: the soft limit (1024 on most
+    // systems) goes up to the hard one (ratd warns at start when that is still too low).
+    ratd::service::warnings::raise_file_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -52,17 +55,26 @@ fn main() -> ExitCode {
             }
         };
         let on_signal = shutdown.clone();
+        let force = CancellationToken::new();
+        let on_second = force.clone();
         tokio::spawn(async move {
             let name = tokio::select! {
                 _ = term.recv() => "SIGTERM",
                 _ = int.recv() => "SIGINT",
             };
-            // The stop first, the log after: nothing that happens to stderr may keep ratd
-            // from stopping (ratd-design.txt, Shutdown).
-            on_signal.cancel();
+            // Logged before the stop begins, so that the log tells why before what.
             tracing::info!(signal = name, "stopping on signal");
+            on_signal.cancel();
+            // A second signal, of either kind, cuts the grace short (the convention of
+            // daemons): everything is still stopped in order.
+            let again = tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            };
+            tracing::info!(signal = again, "second signal: stopping at once");
+            on_second.cancel();
         });
-        ratd::run_service(args.config(), shutdown, notifier)
+        ratd::run_service(args.config(), shutdown, force, notifier)
             .await
             .map_err(|error| {
                 print_error(form, &error);

@@ -29,13 +29,13 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Transport).
 pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-/// The protocol versions ratd serves: every version rmcp 3.11 knows from 2025-03-26 on, the
-/// first of Streamable HTTP. 2024-11-05 is left out: it is the version of the HTTP+SSE
-/// transport the spec calls deprecated (ratd-design.txt, Transport), a client of it speaks a
-/// transport ratd does not serve, and it predates tool annotations, so that the hints ratd sets
-/// explicitly (Annotations) would not be part of its protocol. A client initializing with it is
-/// offered 2025-11-25, as MCP's negotiation says.
+/// The protocol versions ratd serves: every version rmcp 3.11 knows, as the Go SDK the spec
+/// was written with accepts them all. 2024-11-05 is served over Streamable HTTP like the
+/// others (a client speaking its HTTP+SSE transport, deprecated, never gets this far: ratd
+/// serves no SSE endpoint); it predates tool annotations, which its clients ignore. Batches
+/// are served up to 2025-03-26 (see `bodies`).
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2024_11_05,
     ProtocolVersion::V_2025_03_26,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
@@ -167,6 +167,7 @@ impl ServerHandler for RatServer {
                 .err()
                 .map(|e| e.to_string()),
             _ => {
+                refused(&self.peer, method, "method not found");
                 return Err(ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
                     method.to_owned(),
@@ -174,6 +175,7 @@ impl ServerHandler for RatServer {
                 ));
             }
         };
+        refused(&self.peer, method, "invalid params");
         Err(ErrorData::invalid_params(
             format!(
                 "invalid params of {method}: {}",
@@ -192,6 +194,14 @@ impl ServerHandler for RatServer {
         let name = request.name.as_ref();
         if !self.shared.tools.iter().any(|tool| tool.name == name) {
             let shown = format!("{name:?}");
+            tracing::info!(
+                session = %self.peer.client,
+                addr = %self.peer.addr,
+                tool = crate::service::logs::head(name, 64),
+                outcome = "error",
+                cause = "unknown tool",
+                "call of an unknown tool"
+            );
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {}: ratd offers {}",
@@ -242,6 +252,19 @@ fn log_call(peer: &Peer, tool: &str, result: &ToolResult, duration: Duration) {
             tracing::warn!(session = %peer.client, addr = %peer.addr, tool, outcome = "error", cause, duration_ms, "{line}")
         }
     }
+}
+
+/// One line for a request refused before any tool ran (an unknown method, params not
+/// following the method's schema): the agent's own mistake, at info level, with the session
+/// and the address. Never the params.
+fn refused(peer: &Peer, method: &str, cause: &'static str) {
+    tracing::info!(
+        session = %peer.client,
+        addr = %peer.addr,
+        method = crate::service::logs::head(method, 64),
+        cause,
+        "MCP request refused"
+    );
 }
 
 /// `call TOOL key=value ...`: a value holding a space, a quote, an `=`, a backslash or a

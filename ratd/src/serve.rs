@@ -68,8 +68,10 @@ pub(crate) type Body = BoxBody<Bytes, Infallible>;
 
 /// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
 /// `hard_stop` drops the connections still open.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn accept_loop(
     listener: TcpListener,
+    cap: Arc<ConnectionCap>,
     acceptor: TlsAcceptor,
     shared: Arc<Shared>,
     tracker: TaskTracker,
@@ -78,6 +80,12 @@ pub(crate) async fn accept_loop(
 ) {
     let refusals = Arc::new(RefusalLog::default());
     loop {
+        // A place first: at the cap, new connections wait in the kernel's listen backlog
+        // (neither accepted nor refused) until one closes.
+        let permit = tokio::select! {
+            permit = cap.acquire() => permit,
+            () = stop.cancelled() => break,
+        };
         let (tcp, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -92,6 +100,7 @@ pub(crate) async fn accept_loop(
         };
         let _ = tcp.set_nodelay(true);
         tracker.spawn(serve_connection(
+            permit,
             tcp,
             addr,
             acceptor.clone(),
@@ -103,9 +112,63 @@ pub(crate) async fn accept_loop(
     }
 }
 
+/// The cap on connections held at once (`--max-connections`), shared by every listener: a
+/// permit per connection, given back when it closes. Reaching it is logged at most once every
+/// 10 seconds, with how many times it was met since the last line.
+pub(crate) struct ConnectionCap {
+    permits: Arc<tokio::sync::Semaphore>,
+    most: usize,
+    logged: Mutex<(Option<Instant>, u64)>,
+}
+
+impl ConnectionCap {
+    pub(crate) fn new(most: usize) -> Self {
+        Self {
+            permits: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
+            most: most.max(1),
+            logged: Mutex::new((None, 0)),
+        }
+    }
+
+    /// A place for the next connection, waited for at the cap.
+    async fn acquire(&self) -> tokio::sync::OwnedSemaphorePermit {
+        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
+            return permit;
+        }
+        self.reached();
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the cap's semaphore is never closed")
+    }
+
+    fn reached(&self) {
+        let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        logged.1 += 1;
+        if logged
+            .0
+            .is_some_and(|last| now.duration_since(last) < RefusalLog::EVERY)
+        {
+            return;
+        }
+        let times = std::mem::take(&mut logged.1);
+        logged.0 = Some(now);
+        drop(logged);
+        tracing::warn!(
+            max_connections = self.most,
+            times,
+            "connection cap reached: new connections wait in the listen backlog until one closes (--max-connections)"
+        );
+    }
+}
+
 /// One connection: the handshake, then HTTP/1.1 until the client closes it, a timeout, or a
 /// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
+#[allow(clippy::too_many_arguments)]
 async fn serve_connection(
+    _permit: tokio::sync::OwnedSemaphorePermit,
     tcp: TcpStream,
     addr: SocketAddr,
     acceptor: TlsAcceptor,
@@ -114,13 +177,37 @@ async fn serve_connection(
     stop: CancellationToken,
     hard_stop: CancellationToken,
 ) {
+    // What the client sends first tells a TLS client from a plain HTTP one or a port probe.
+    let deadline = tokio::time::Instant::now() + READ_HEADER_TIMEOUT;
+    let mut first = [0u8; 1];
+    let peeked = tokio::select! {
+        peeked = tokio::time::timeout_at(deadline, tcp.peek(&mut first)) => peeked,
+        () = hard_stop.cancelled() => return,
+    };
+    match peeked {
+        Ok(Ok(0)) | Ok(Err(_)) => {
+            // Connected and closed with nothing sent (a port probe, a health check): not a
+            // refusal, counted apart.
+            return refusals.probe(addr);
+        }
+        Ok(Ok(_)) if first[0].is_ascii_uppercase() => {
+            // GET, POST...: a TLS record starts with its type (22 for a handshake), never a
+            // letter.
+            refusals.note(addr, "a plain HTTP request to the HTTPS port");
+            return answer_plain_http(tcp, &stop, &hard_stop).await;
+        }
+        Ok(Ok(_)) => {}
+        Err(_) => {
+            return refusals.note(addr, "nothing was sent within 10 seconds");
+        }
+    }
     let handshake = acceptor.accept(tcp).into_fallible();
     let tls = tokio::select! {
-        handshake = tokio::time::timeout(READ_HEADER_TIMEOUT, handshake) => {
+        handshake = tokio::time::timeout_at(deadline, handshake) => {
             match handshake {
                 Ok(Ok(tls)) => tls,
                 Ok(Err((error, tcp))) => {
-                    refusals.note(addr, &error.to_string());
+                    refusals.note(addr, &handshake_error(&error));
                     return linger_after_refusal(tcp, &stop, &hard_stop).await;
                 }
                 Err(_) => {
@@ -185,6 +272,38 @@ async fn serve_connection(
     }
 }
 
+/// The answer to a plain HTTP request on ratd's port, in plain HTTP, as Go's server gives it
+/// ("Client sent an HTTP request to an HTTPS server."), with what to use instead.
+pub const PLAIN_HTTP_ANSWER: &str = "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nClient sent an HTTP request to an HTTPS server: ratd serves https:// only, to clients presenting a client certificate of its bundle (run rat with the bundle's client directory, or rat-tool check to test).\n";
+
+/// Answers a plain HTTP request with [`PLAIN_HTTP_ANSWER`], then lingers as after a refused
+/// handshake, so that the client reads the answer rather than a reset.
+async fn answer_plain_http(
+    mut tcp: TcpStream,
+    stop: &CancellationToken,
+    hard_stop: &CancellationToken,
+) {
+    use tokio::io::AsyncWriteExt;
+    let written =
+        tokio::time::timeout(REFUSAL_LINGER, tcp.write_all(PLAIN_HTTP_ANSWER.as_bytes())).await;
+    if matches!(written, Ok(Ok(()))) {
+        linger_after_refusal(tcp, stop, hard_stop).await;
+    }
+}
+
+/// A refused handshake's reason for the log: rustls' words, with the reason of a refusal of
+/// ratd's own verifier (a client certificate naming no valid session) told whole rather than
+/// in rustls' debug form.
+fn handshake_error(error: &io::Error) -> String {
+    use rustls::{CertificateError, Error};
+    match error.get_ref().and_then(|e| e.downcast_ref::<Error>()) {
+        Some(Error::InvalidCertificate(CertificateError::Other(other))) => {
+            format!("invalid peer certificate: {other}")
+        }
+        _ => error.to_string(),
+    }
+}
+
 /// How long a refused connection is kept open after its alert, for the client to read it
 /// (see [`linger_after_refusal`]).
 pub const REFUSAL_LINGER: Duration = Duration::from_secs(5);
@@ -228,8 +347,10 @@ async fn linger_after_refusal(
 
 /// Routes one request: `/mcp` to an rmcp service built for this request and bound to the
 /// session of its client, anything else 404. rmcp answers GET and DELETE with 405 (stateless,
-/// no event store), bodies over 4 MiB with 413 (read to their end first, the text replaced by
-/// [`TOO_LARGE`]), a missing Accept with 406.
+/// no event store), a missing Accept with 406. A JSON body is read here first
+/// ([`crate::bodies`]): over 4 MiB, 413 (read to its end first, with [`TOO_LARGE`]); a batch
+/// served message by message up to protocol 2025-03-26; a body that is no JSON-RPC message,
+/// 400 saying why.
 pub(crate) async fn route(
     shared: &Arc<Shared>,
     peer: Peer,
@@ -251,29 +372,69 @@ pub(crate) async fn route(
     // Last seen, whatever the method (ratd-design.txt, Status).
     shared.status.seen(&peer.client);
     request.extensions_mut().insert(peer.clone());
-    let (request, method) = {
-        let (parts, body) = request.into_parts();
-        let (tapped, method) = crate::service::requests::Tap::new(body);
-        (Request::from_parts(parts, tapped), method)
-    };
+    let (parts, body) = request.into_parts();
+    let (tapped, method) = crate::service::requests::Tap::new(body);
     let service = shared.service_for(peer.clone());
-    let mut response = service.handle(request).await;
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        // The client is still sending: read it to the end so that it reads this answer, not
-        // a connection reset (see MethodSeen::drain), then tell what to do instead.
-        method.drain(DRAIN_AFTER_413, DRAIN_IDLE).await;
-        response = too_large();
-    }
+    let mut batch = false;
+    let response = if parts.method == http::Method::POST && is_json(&parts.headers) {
+        // Read whole here, rather than by rmcp: a batch is served message by message, and a
+        // body that is no JSON-RPC message is told as such (rmcp would answer 415).
+        match crate::bodies::read_whole(tapped, crate::mcp::MAX_REQUEST_BODY_BYTES).await {
+            crate::bodies::Read::Whole(body) if crate::bodies::is_batch(&body) => {
+                batch = true;
+                crate::bodies::serve_batch(&parts, &body, |request| service.handle(request)).await
+            }
+            crate::bodies::Read::Whole(body) => {
+                let response = service
+                    .handle(Request::from_parts(parts, Full::new(body.clone())))
+                    .await;
+                if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                    // The media type is right (checked above): rmcp did not read the body.
+                    crate::bodies::not_a_message(&body)
+                } else {
+                    response
+                }
+            }
+            crate::bodies::Read::TooLarge => {
+                // The client is still sending: read it to the end so that it reads this
+                // answer, not a connection reset (see MethodSeen::drain), then tell what to
+                // do instead.
+                method.drain(DRAIN_AFTER_413, DRAIN_IDLE).await;
+                too_large()
+            }
+            crate::bodies::Read::Broken => {
+                tracing::debug!(session = %peer.client, addr = %peer.addr, "request body cut: the client went away");
+                return Response::builder()
+                    .status(StatusCode::BAD_REQUEST)
+                    .body(Full::new(Bytes::new()).boxed())
+                    .expect("an empty response is valid");
+            }
+        }
+    } else {
+        // rmcp answers without reading the body: 405 for GET and DELETE, 415 for another
+        // media type.
+        service.handle(Request::from_parts(parts, tapped)).await
+    };
     // One line per MCP request at debug level: never its parameters (ratd-design.txt, Logs).
     tracing::debug!(
         session = %peer.client,
         addr = %peer.addr,
-        method = method.method(),
+        method = if batch { "(batch)".to_owned() } else { method.method() },
         status = response.status().as_u16(),
         duration_ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0,
         "MCP request"
     );
     response
+}
+
+/// Whether a request says its body is JSON (`Content-Type: application/json`, parameters
+/// aside), the only media type MCP posts.
+fn is_json(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// How much of a body over the limit is read and thrown away after a 413, in all: 64 MiB,
@@ -305,6 +466,12 @@ struct RefusalLog {
 
 impl RefusalLog {
     const EVERY: Duration = Duration::from_secs(10);
+
+    /// A connection closed before sending anything: a port probe or a health check, not a
+    /// refusal. At debug level only.
+    fn probe(&self, addr: SocketAddr) {
+        tracing::debug!(%addr, "connection closed with nothing sent (a port probe)");
+    }
 
     fn note(&self, addr: SocketAddr, error: &str) {
         let mut state = self.state.lock().expect("refusal log lock");

@@ -20,8 +20,16 @@ fn help_tells_what_to_run() {
 }
 
 #[test]
-fn a_read_budget_under_20_kib_is_refused_telling_the_size_read() {
-    for (budget, code) in [("16KiB", 2), ("64Kb", 2), ("20KB", 2), ("lots", 2)] {
+fn a_read_budget_under_20_kib_over_16_mib_or_without_unit_is_refused_telling_why() {
+    for (budget, code) in [
+        ("16KiB", 2),
+        ("64Kb", 2),
+        ("64kib", 2),
+        ("20KB", 2),
+        ("lots", 2),
+        ("65536", 2),
+        ("100000GiB", 2),
+    ] {
         let out = ratd()
             .args(["--bundle", "/nonexistent", "--read-budget", budget])
             .output()

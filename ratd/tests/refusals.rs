@@ -4,12 +4,11 @@
 //! reset: ratd reads what a refused client sent before closing (serve.rs, linger_after_refusal).
 //! That reading is bounded: 5 seconds at most, and a stop of ratd does not wait for it.
 
-mod common;
+mod service_common;
 
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{Bundle, Served, TmuxGuard, unique_tenant};
 use rat_core::mtls;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
@@ -18,6 +17,8 @@ use rcgen::{
 use rustls::AlertDescription;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use service_common::Daemon;
+use service_common::common::{Bundle, Served, TmuxGuard, unique_tenant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
@@ -174,6 +175,63 @@ async fn an_expired_client_reads_certificate_expired_every_time() {
 
     shutdown.cancel();
     task.await.expect("ratd's serve task ends");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_certificate_naming_no_valid_session_is_refused_at_the_handshake() {
+    // rat-tool never makes one (it checks names): crafted with a CA key of the test's own.
+    let tenant = unique_tenant();
+    let bundle = Bundle {
+        dir: tempfile::tempdir().expect("temporary directory"),
+        tenant: tenant.clone(),
+    };
+    let ca = TestCa::new(&tenant);
+    let server_dir = bundle.server_dir();
+    ca.write_side(
+        &server_dir,
+        "server",
+        ca.issue(&tenant, ExtendedKeyUsagePurpose::ServerAuth, false),
+    );
+    let names = ["not a session", "a;kill-server", &"x".repeat(33)];
+    let clients: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let dir = bundle.dir.path().join(format!("client{i}"));
+            ca.write_side(
+                &dir,
+                "client",
+                ca.issue(name, ExtendedKeyUsagePurpose::ClientAuth, false),
+            );
+            holding(&dir.join(mtls::CA_FILE), &dir, "client")
+        })
+        .collect();
+    let mut ratd = Daemon::spawn_piped_on(bundle, &[]);
+    let addr = ratd.wait_serving();
+    for (name, tls) in names.iter().zip(&clients) {
+        for round in 0..5 {
+            assert_eq!(
+                refused(tls, addr, &initialize(0)).await,
+                Ok(rustls::Error::AlertReceived(
+                    AlertDescription::CertificateUnknown
+                )),
+                "{name}, round {round}"
+            );
+        }
+    }
+    // Logged with the reason (the first refusal; the others are counted in the next line).
+    let line = ratd.wait_for("TLS handshake refused");
+    ratd.signal(nix::sys::signal::Signal::SIGTERM);
+    assert!(ratd.wait_exit().success());
+    assert!(
+        line.contains(r#"error="invalid peer certificate: the client certificate names no valid session (invalid name \"not a session\": only letters, digits, '_' and '-' are allowed (1 to 32 characters)): make client certificates with rat-tool bundle generate""#),
+        "{line}"
+    );
+    assert!(
+        !ratd.seen.iter().any(|l| l.contains("Internal error")),
+        "{:#?}",
+        ratd.seen
+    );
 }
 
 /// A CA with the profile of a bundle CA (`O=rat CA, CN=tenant`, path length 0) whose key the

@@ -172,18 +172,21 @@ async fn journal_lines_carry_priorities_and_never_the_content_of_inputs() {
             .any(|l| l.starts_with("<7>MCP request") && l.contains("method=\"initialize\"")),
         "{all}"
     );
-    // The lifecycle: start, the check, the stop.
+    // The lifecycle: start, the check, the stop, in this order.
+    let mut last = 0;
     for needle in [
-        "<6>ratd serving",
         "<6>terminals checked",
+        "<6>ratd serving",
         "<6>stopping on signal",
         "<6>stopping: closing the door",
         "<6>stopping: stopping the terminals",
     ] {
-        assert!(
-            lines.iter().any(|l| l.starts_with(needle)),
-            "{needle}:\n{all}"
-        );
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(needle))
+            .unwrap_or_else(|| panic!("{needle}:\n{all}"));
+        assert!(at >= last, "{needle} out of order:\n{all}");
+        last = at;
     }
     eprintln!("{all}");
 }

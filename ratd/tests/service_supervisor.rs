@@ -100,6 +100,18 @@ async fn dying_five_times_within_five_minutes_stops_ratd_with_an_error() {
     assert!(all.contains("crash budget spent"), "{all}");
     assert!(all.contains("stopping: closing the door"), "{all}");
     assert!(all.contains("stopping: stopping the terminals"), "{all}");
+    // The stop tells the deaths, not systemd: the server was dead already.
+    let stopped = ratd
+        .seen
+        .iter()
+        .find(|l| l.contains(" INFO stopped"))
+        .unwrap_or_else(|| panic!("{all}"));
+    assert!(
+        stopped.contains(" INFO stopped: the tmux server was dead already, after dying 5 times within 5 minutes (see the deaths above) tenant=")
+            && stopped.ends_with(" exit=killed by signal 9 (SIGKILL)"),
+        "{stopped}"
+    );
+    assert!(!all.contains("systemd signals tmux too"), "{all}");
     assert!(
         tmux_server_pid(&ratd.guard.socket).is_none(),
         "tmux is left"

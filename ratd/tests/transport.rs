@@ -40,10 +40,10 @@ async fn initialize_2025_11_25_tells_title_and_instructions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_version_from_2025_03_26_is_served_and_2024_11_05_is_offered_2025_11_25() {
+async fn every_version_rmcp_knows_is_served_2024_11_05_included() {
     let mut served = Served::start(&["alice"]).await;
     for (asked, agreed) in [
-        (ProtocolVersion::V_2024_11_05, ProtocolVersion::V_2025_11_25),
+        (ProtocolVersion::V_2024_11_05, ProtocolVersion::V_2024_11_05),
         (ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2025_03_26),
         (ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_06_18),
         (ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_11_25),
@@ -134,7 +134,13 @@ async fn discover_2026_07_28_tells_versions_title_and_instructions() {
     let body: serde_json::Value = response.json().await.expect("JSON body");
     assert_eq!(
         body["result"]["supportedVersions"],
-        serde_json::json!(["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]),
+        serde_json::json!([
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]),
         "{body}"
     );
     served.stop().await;
@@ -351,37 +357,39 @@ impl rustls::client::ResolvesClientCert for NoCertificate {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plain_http_is_never_served() {
+async fn plain_http_is_answered_in_plain_http_telling_to_use_https() {
     let mut served = Served::start(&["alice"]).await;
-    let mut tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
-    tcp.write_all(
-        b"POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 2\r\n\r\n{}",
-    )
-    .await
-    .unwrap();
-    let mut buf = Vec::new();
-    let read = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut buf))
+    for round in 0..5 {
+        let mut tcp = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+        tcp.write_all(
+            b"POST /mcp HTTP/1.1\r\nhost: ratd\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 2\r\n\r\n{}",
+        )
         .await
-        .expect("ratd closes the connection");
-    assert!(
-        !buf.starts_with(b"HTTP/"),
-        "plain HTTP served: {:?}",
-        String::from_utf8_lossy(&buf)
-    );
-    // What comes back, if anything, is a TLS alert record (content type 21), then the close.
-    assert!(buf.is_empty() || buf[0] == 21, "{buf:?} ({read:?})");
+        .unwrap();
+        let mut buf = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut buf))
+            .await
+            .expect("ratd closes the connection")
+            .expect("read to the end, no reset");
+        assert_eq!(
+            String::from_utf8_lossy(&buf),
+            ratd::serve::PLAIN_HTTP_ANSWER,
+            "round {round}"
+        );
+    }
 
-    // And reqwest speaking http:// gets no HTTP answer either.
-    let plain = served.http("alice");
-    let error = plain
+    // And reqwest speaking http:// reads the 400 and its text.
+    let response = served
+        .http("alice")
         .post(format!("http://{}/mcp", served.addr))
         .body("{}")
         .send()
         .await
-        .expect_err("no HTTP answer over plain TCP");
-    assert!(
-        error.is_request() || error.is_connect() || error.is_body(),
-        "{error:?}"
+        .expect("a plain HTTP answer");
+    assert_eq!(response.status(), 400);
+    assert_eq!(
+        response.text().await.unwrap(),
+        "Client sent an HTTP request to an HTTPS server: ratd serves https:// only, to clients presenting a client certificate of its bundle (run rat with the bundle's client directory, or rat-tool check to test).\n"
     );
     served.stop().await;
 }
@@ -609,10 +617,10 @@ async fn params_not_of_the_method_are_invalid_params() {
             response.text().await.unwrap()
         ));
     }
-    // The second is rmcp's own, before any handler: a body that is no JSON-RPC message it reads.
+    // The second is refused before any handler: a body that is no MCP message.
     insta::assert_snapshot!(answers.join("\n"), @r#"
     200 {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params of tools/call: invalid type: sequence, expected a map"}}
-    415 fail to deserialize request body unrecognized JSON-RPC message
+    400 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the params of an MCP message are an object: POST one JSON-RPC message, such as {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"}}
     200 {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no/such"}}
     "#);
     served.stop().await;

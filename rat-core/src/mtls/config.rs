@@ -125,6 +125,22 @@ fn build_client_config(
     Ok(Arc::new(config))
 }
 
+/// A client certificate of the bundle's CA whose name is not a valid client (session) name.
+#[derive(Debug)]
+struct ClientNameRefused(super::names::InvalidName);
+
+impl std::fmt::Display for ClientNameRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the client certificate names no valid session ({}): make client certificates with rat-tool bundle generate",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ClientNameRefused {}
+
 /// The server certificate, whatever the client asks for (no SNI: clients reach ratd by any
 /// name or address).
 #[derive(Debug)]
@@ -171,7 +187,8 @@ impl ClientCertVerifier for BundleClientVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> Result<ClientCertVerified, Error> {
-        self.inner
+        let verified = self
+            .inner
             .verify_client_cert(end_entity, intermediates, now)
             .map_err(|e| {
                 let mapped = match &e {
@@ -192,7 +209,17 @@ impl ClientCertVerifier for BundleClientVerifier {
                 };
                 tracing::debug!(reason = %e, "client certificate refused");
                 mapped
-            })
+            })?;
+        // The name is the client's tmux session: a certificate of the CA naming no valid
+        // session (made with the CA key by hand, not by rat-tool) is refused here, with the
+        // reason, rather than failing every call after the handshake.
+        let name = peer_name_from_certs(std::slice::from_ref(end_entity)).unwrap_or_default();
+        super::names::check_name(&name).map_err(|invalid| {
+            Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
+                ClientNameRefused(invalid),
+            ))))
+        })?;
+        Ok(verified)
     }
 
     fn verify_tls12_signature(

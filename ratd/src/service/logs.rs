@@ -206,7 +206,13 @@ pub(crate) fn head(text: &str, max: usize) -> &str {
 /// rmcp's errors that only say a client went away before its answer: an agent cancelling a
 /// call (rat ends its request), a harness stopping. Logged at error level by rmcp, they would
 /// read as a fault of ratd at each cancellation; the call's own line tells what happened.
-const CLIENT_GONE: &[&str] = &["failed to send pending response during drain"];
+const CLIENT_GONE: &[&str] = &[
+    "failed to send pending response during drain",
+    // An error answered to a request (an unknown tool or method, invalid params): an agent's
+    // own mistake, which ratd logs itself with the session and the address (a call line, or
+    // "MCP request refused"), where rmcp writes it as a warning in Rust's debug form.
+    "response error",
+];
 
 /// Leaves out rmcp's [`CLIENT_GONE`] errors, by their message (rmcp gives them no target or
 /// field of their own); everything else passes.
@@ -345,7 +351,7 @@ mod tests {
         let lines = journal_lines(LogLevel::Info, || {
             // As rmcp logs a JSON-RPC id a client chose.
             let id = "1\n<3>crash budget spent\r\u{1b}[2J\0";
-            tracing::warn!(target: "rmcp::service", %id, "response error");
+            tracing::warn!(target: "rmcp::service", %id, "response send failed");
             tracing::warn!("a message\nsplit\tby a tab");
             tracing::info!("{}", "x".repeat(MAX_LINE + 100));
         });
@@ -353,7 +359,7 @@ mod tests {
         assert_eq!(lines.len(), 3, "{lines:#?}");
         assert_eq!(
             lines[0],
-            r"<4>response error id=1\n<3>crash budget spent\r\u{1b}[2J\0"
+            r"<4>response send failed id=1\n<3>crash budget spent\r\u{1b}[2J\0"
         );
         assert_eq!(lines[1], "<4>a message\\nsplit\tby a tab");
         assert_eq!(

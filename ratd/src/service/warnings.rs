@@ -161,6 +161,40 @@ pub fn expiry_days(not_after: SystemTime, now: SystemTime) -> Option<u64> {
     Some(mtls::validity_left(not_after, now).map_or(0, |left| left.as_secs() / 86_400))
 }
 
+/// File descriptors ratd keeps for itself beyond its connections: the listeners, the tmux
+/// control connection and its children's pipes, the bundle and the files read or written.
+pub const OWN_FILES: u64 = 256;
+
+/// Raises the soft limit on open files to the hard one (what systemd's LimitNOFILE= or
+/// `ulimit -Hn` allow), for the connections `--max-connections` lets in: the soft limit is
+/// 1024 on most systems. Returns the soft limit now; for ratd's `main` (a library embedding
+/// ratd keeps its own limits).
+pub fn raise_file_limit() -> Option<u64> {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+        return Some(hard);
+    }
+    Some(soft)
+}
+
+/// Warns when the soft limit on open files can not hold `max_connections` plus
+/// [`OWN_FILES`]: beyond it, accepting fails until connections close.
+pub fn file_limit(max_connections: usize) {
+    use nix::sys::resource::{Resource, getrlimit};
+    let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return;
+    };
+    let needed = max_connections as u64 + OWN_FILES;
+    if soft < needed {
+        tracing::warn!(
+            file_limit = soft,
+            max_connections,
+            "the open file limit is below --max-connections plus ratd's own files ({needed}): connections beyond fail to be accepted; raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+        );
+    }
+}
+
 /// The warnings of startup step 1, logged at warning level once the bundle loaded: root, or a
 /// bundle its user can replace (naming the paths), and the expiry when less than a year
 /// remains. Returns what they degrade, for the status line.

@@ -90,6 +90,7 @@ impl Bundle {
             },
             read_budget: ReadBudget::DEFAULT,
             home: Some(self.home()),
+            max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
         }
     }
 }

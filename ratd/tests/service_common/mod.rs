@@ -100,6 +100,15 @@ impl Daemon {
         .take_piped_stderr()
     }
 
+    /// [`Daemon::spawn`] on `bundle` (a bundle a test made itself).
+    pub fn spawn_piped_on(bundle: Bundle, args: &[&str]) -> Daemon {
+        Self::spawn_on(bundle, args, |command| {
+            command.stderr(Stdio::piped());
+            Box::new(PendingStderr)
+        })
+        .take_piped_stderr()
+    }
+
     /// Reads the stderr piped by the `configure` of [`Daemon::spawn_with`].
     pub fn with_piped_stderr(self) -> Daemon {
         self.take_piped_stderr()
