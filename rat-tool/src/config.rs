@@ -337,6 +337,34 @@ mod tests {
     }
 
     #[test]
+    fn each_harness_in_its_own_format() {
+        let entry = entry("127.0.0.1:7281");
+        for (harness, name) in [
+            (Harness::ClaudeCode, "claude-code"),
+            (Harness::Codex, "codex"),
+            (Harness::Vscode, "vscode"),
+            (Harness::Gemini, "gemini"),
+            (Harness::Cursor, "cursor"),
+        ] {
+            insta::assert_snapshot!(name, render(&entry, Some(harness)).expect("renders"));
+        }
+    }
+
+    #[test]
+    fn codex_toml_holds_any_path_a_json_can() {
+        let mut odd = entry("127.0.0.1:7281");
+        odd.client_dir = PathBuf::from("/tmp/a \"quoted\" \\ dir\u{7f}\u{1}/agent");
+        let text = render(&odd, Some(Harness::Codex)).expect("renders");
+        let start = text.find("[mcp_servers.").expect("the table");
+        let end = start + text[start..].find("\n\n").expect("its end");
+        let table: toml::Table = toml::from_str(&text[start..end]).expect("valid TOML");
+        let args = table["mcp_servers"]["rat-demo"]["args"]
+            .as_array()
+            .expect("args");
+        assert_eq!(args[3].as_str(), odd.client_dir.to_str());
+    }
+
+    #[test]
     fn a_path_json_can_not_hold_is_refused() {
         use std::os::unix::ffi::OsStrExt;
         let mut bad = entry("127.0.0.1:7281");
