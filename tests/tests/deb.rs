@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use tests::{binaries, run, workspace_root};
+use tests::{binaries, run, run_to_exit, workspace_root};
 
 /// Builds the package from the test's build into `out`, and returns its path.
 fn build_deb(out: &Path) -> PathBuf {
@@ -136,15 +136,40 @@ fn the_package_installs_the_binaries_the_unit_and_the_docs() {
     );
 
     // systemd's own verdict on the unit, an instance of it, in the scratch root (where its
-    // ExecStart exists).
-    let verify = run(
-        "systemd-analyze verify",
-        Command::new("systemd-analyze")
-            .arg("verify")
-            .arg(format!("--root={}", root.display()))
-            .arg("ratd@prod.service")
-            .env("SYSTEMD_LOG_COLOR", "0"),
-        Duration::from_secs(60),
+    // ExecStart is looked for): the targets it names come from this machine's systemd.
+    let units = root.join("usr/lib/systemd/system");
+    for target in std::fs::read_dir("/usr/lib/systemd/system").expect("systemd's units") {
+        let target = target.expect("an entry").path();
+        if target.extension().is_some_and(|ext| ext == "target") {
+            std::fs::copy(&target, units.join(target.file_name().expect("a name")))
+                .expect("a target copied");
+        }
+    }
+    let verify = |what: &str| {
+        run_to_exit(
+            what,
+            Command::new("systemd-analyze")
+                .arg("verify")
+                .arg(format!("--root={}", root.display()))
+                .arg("ratd@prod.service")
+                .env("SYSTEMD_LOG_COLOR", "0"),
+            Duration::from_secs(60),
+        )
+    };
+    let (status, output) = verify("systemd-analyze verify");
+    assert!(status.success(), "{status}: {}", output.stderr);
+    assert_eq!(output.stderr, "", "systemd-analyze verify warned");
+
+    // The same verification fails on a unit whose ExecStart is not in the package.
+    std::fs::write(&unit_path, unit.replace("/usr/bin/ratd", "/usr/local/bin/ratd"))
+        .expect("the unit changed");
+    let (status, output) = verify("systemd-analyze verify, a wrong path");
+    assert!(!status.success());
+    assert!(
+        output
+            .stderr
+            .contains("Command /usr/local/bin/ratd is not executable"),
+        "{}",
+        output.stderr
     );
-    assert_eq!(verify.stderr, "", "systemd-analyze verify warned");
 }
