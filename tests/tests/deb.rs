@@ -161,8 +161,11 @@ fn the_package_installs_the_binaries_the_unit_and_the_docs() {
     assert_eq!(output.stderr, "", "systemd-analyze verify warned");
 
     // The same verification fails on a unit whose ExecStart is not in the package.
-    std::fs::write(&unit_path, unit.replace("/usr/bin/ratd", "/usr/local/bin/ratd"))
-        .expect("the unit changed");
+    std::fs::write(
+        &unit_path,
+        unit.replace("/usr/bin/ratd", "/usr/local/bin/ratd"),
+    )
+    .expect("the unit changed");
     let (status, output) = verify("systemd-analyze verify, a wrong path");
     assert!(!status.success());
     assert!(

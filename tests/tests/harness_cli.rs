@@ -61,6 +61,25 @@ fn rat_command_line(ratd: &Ratd) -> String {
     )
 }
 
+/// Runs the `NAME mcp add ...` line of rat-tool config's output `text` as a user pastes it into
+/// bash, `NAME` being the harness CLI of [`harness`], with HOME `home`.
+fn run_printed_line(text: &str, name: &str, home: &Path) {
+    let line = paragraph(text, &format!("  {name} mcp add ")).trim_start();
+    let cli = harness(name, home);
+    run(
+        &format!("the printed {name} mcp add"),
+        Command::new("bash")
+            .args([
+                "-c",
+                &format!("{name}() {{ \"$HARNESS_CLI\" \"$@\"; }}; {line}"),
+            ])
+            .env("HARNESS_CLI", cli.get_program())
+            .envs(cli.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .current_dir(home),
+        Duration::from_secs(120),
+    );
+}
+
 fn listing(what: &str, command: &mut Command) -> Output {
     run(what, command, Duration::from_secs(180))
 }
@@ -91,17 +110,7 @@ fn claude_code_shows_rat_connected_from_the_json_and_from_its_own_add_line() {
 
     // The printed `claude mcp add` line, run as is, in another empty HOME.
     let home_add = home(&ratd, "claude-add");
-    let add = paragraph(&text, "  claude mcp add ").trim_start();
-    let claude = harness("claude", &home_add);
-    run(
-        "the printed claude mcp add",
-        Command::new("bash")
-            .args(["-c", &format!("claude() {{ \"$CLAUDE\" \"$@\"; }}; {add}")])
-            .env("CLAUDE", claude.get_program())
-            .envs(claude.get_envs().filter_map(|(k, v)| Some((k, v?))))
-            .current_dir(&home_add),
-        Duration::from_secs(120),
-    );
+    run_printed_line(&text, "claude", &home_add);
     let output = listing(
         "claude mcp list",
         harness("claude", &home_add).args(["mcp", "list"]),
@@ -174,17 +183,7 @@ fn codex_reads_the_toml_and_its_own_add_line() {
     // The printed `codex mcp add` line, run as is, in another empty HOME.
     let home_add = home(&ratd, "codex-add");
     std::fs::create_dir(home_add.join(".codex")).expect("~/.codex");
-    let add = paragraph(&text, "  codex mcp add ").trim_start();
-    let codex = harness("codex", &home_add);
-    run(
-        "the printed codex mcp add",
-        Command::new("bash")
-            .args(["-c", &format!("codex() {{ \"$CODEX\" \"$@\"; }}; {add}")])
-            .env("CODEX", codex.get_program())
-            .envs(codex.get_envs().filter_map(|(k, v)| Some((k, v?))))
-            .current_dir(&home_add),
-        Duration::from_secs(120),
-    );
+    run_printed_line(&text, "codex", &home_add);
     let output = listing(
         "codex mcp get",
         harness("codex", &home_add).args(["mcp", "get", &name]),
