@@ -146,8 +146,9 @@ fn gemini_cli_shows_rat_connected_from_its_settings() {
         ratd.tenant,
         rat_command_line(&ratd)
     );
+    // Gemini CLI writes its listing to stderr when that is not a terminal.
     assert!(
-        output.stdout.lines().any(|line| line == connected),
+        output.stderr.lines().any(|line| line == connected),
         "{connected:?} not in:\n{}\n--- stderr:\n{}",
         output.stdout,
         output.stderr
