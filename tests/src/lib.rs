@@ -719,6 +719,33 @@ pub fn fresh_main_as_starting(steps: &mut [Step]) {
     }
 }
 
+/// What `rat-tool config --harness HARNESS` printed for `ratd`'s client `agent`.
+///
+/// # Panics
+/// When rat-tool fails (its output is shown).
+pub fn harness_config(ratd: &Ratd, harness: &str) -> String {
+    run(
+        &format!("rat-tool config --harness {harness}"),
+        Command::new(&binaries().rat_tool)
+            .args(["config", "--harness", harness, "--server", &ratd.server()])
+            .arg("--bundle")
+            .arg(ratd.client_dir("agent")),
+        Duration::from_secs(30),
+    )
+    .stdout
+}
+
+/// The paragraph of `text` (paragraphs are separated by a blank line) that starts with
+/// `start`: in rat-tool config's output, the configuration a user copies.
+///
+/// # Panics
+/// When there is none.
+pub fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
+    text.split("\n\n")
+        .find(|paragraph| paragraph.starts_with(start))
+        .unwrap_or_else(|| panic!("no paragraph starting with {start:?} in:\n{text}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -769,31 +796,4 @@ mod tests {
             "## list_windows\nmain\n## tools/list\na b\n"
         );
     }
-}
-
-/// What `rat-tool config --harness HARNESS` printed for `ratd`'s client `agent`.
-///
-/// # Panics
-/// When rat-tool fails (its output is shown).
-pub fn harness_config(ratd: &Ratd, harness: &str) -> String {
-    run(
-        &format!("rat-tool config --harness {harness}"),
-        Command::new(&binaries().rat_tool)
-            .args(["config", "--harness", harness, "--server", &ratd.server()])
-            .arg("--bundle")
-            .arg(ratd.client_dir("agent")),
-        Duration::from_secs(30),
-    )
-    .stdout
-}
-
-/// The paragraph of `text` (paragraphs are separated by a blank line) that starts with
-/// `start`: in rat-tool config's output, the configuration a user copies.
-///
-/// # Panics
-/// When there is none.
-pub fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
-    text.split("\n\n")
-        .find(|paragraph| paragraph.starts_with(start))
-        .unwrap_or_else(|| panic!("no paragraph starting with {start:?} in:\n{text}"))
 }
