@@ -44,17 +44,61 @@ fn fail(out: &mut impl Write, step: &str, line: &str) -> Failure {
     format!("check failed at step {step}")
 }
 
-/// Runs the steps, stopping at the first failure.
-pub(crate) async fn check(out: &mut impl Write, args: &ServerArgs) -> Result<(), Failure> {
+/// What ratd told through MCP, kept for the verdict and for `--verbose`.
+pub(crate) struct Served {
+    /// The MCP instructions, if any.
+    instructions: Option<String>,
+    /// Each tool: its name and description.
+    tools: Vec<(String, String)>,
+}
+
+/// Runs the steps, stopping at the first failure; then the verdict, then (with `verbose`) the
+/// instructions and the tool descriptions, as agents read them.
+pub(crate) async fn check(
+    out: &mut impl Write,
+    args: &ServerArgs,
+    verbose: bool,
+) -> Result<(), Failure> {
     let client = files(out, args)?;
     let tcp = network(out, args).await?;
     tls(out, args, &client, tcp).await?;
-    mcp(out, args, &client).await?;
+    let served = mcp(out, args, &client).await?;
+    verdict(out, args, &served);
+    if verbose {
+        details(out, &served);
+    } else {
+        emit(
+            out,
+            "(rat-tool check --verbose also prints the instructions and each tool's description)\n",
+        );
+    }
+    Ok(())
+}
+
+/// The verdict, once every step passed: each line of it is here.
+fn verdict(out: &mut impl Write, args: &ServerArgs, _served: &Served) {
     emit(
         out,
         &format!("ratd at {} serves this client.\n", args.server),
     );
-    Ok(())
+}
+
+/// The instructions and the tool descriptions, as agents read them.
+fn details(out: &mut impl Write, served: &Served) {
+    match served.instructions.as_deref() {
+        Some(instructions) if !instructions.trim().is_empty() => {
+            emit(out, "Instructions\n");
+            emit(out, &wrap(instructions, "    ", "    "));
+        }
+        _ => emit(out, "No instructions\n"),
+    }
+    emit(out, "Tool descriptions\n");
+    for (name, description) in &served.tools {
+        emit(
+            out,
+            &wrap(&format!("{name}: {description}"), "    ", "      "),
+        );
+    }
 }
 
 /// The client directory, checked as rat checks it at startup.
@@ -240,7 +284,11 @@ fn server_refusal(e: &CertificateError) -> String {
 }
 
 /// Initialize with rmcp's client, as a harness author would write it, then list the tools.
-async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Result<(), Failure> {
+async fn mcp(
+    out: &mut impl Write,
+    args: &ServerArgs,
+    client: &ClientSide,
+) -> Result<Served, Failure> {
     emit(out, "MCP\n");
     let http = reqwest::Client::builder()
         .use_preconfigured_tls(Arc::unwrap_or_clone(client.rustls_config()))
@@ -292,13 +340,7 @@ async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Re
             peer.protocol_version
         ),
     );
-    match peer.instructions.as_deref() {
-        Some(instructions) if !instructions.trim().is_empty() => {
-            emit(out, "  instructions:\n");
-            emit(out, &wrap(instructions, "    ", "    "));
-        }
-        _ => emit(out, "  no instructions\n"),
-    }
+    let instructions = peer.instructions.clone();
 
     emit(out, "Tools\n");
     let tools = tokio::time::timeout(MCP_TIMEOUT, service.list_all_tools()).await;
@@ -325,14 +367,16 @@ async fn mcp(out: &mut impl Write, args: &ServerArgs, client: &ClientSide) -> Re
                     format!("{} tools", tools.len())
                 },
             );
-            for tool in &tools {
-                let description = tool.description.as_deref().unwrap_or("");
-                emit(
-                    out,
-                    &wrap(&format!("{}: {description}", tool.name), "    ", "      "),
-                );
-            }
-            Ok(())
+            Ok(Served {
+                instructions,
+                tools: tools
+                    .iter()
+                    .map(|tool| {
+                        let description = tool.description.as_deref().unwrap_or("");
+                        (tool.name.to_string(), description.to_owned())
+                    })
+                    .collect(),
+            })
         }
     };
     let _ = service.cancel().await;

@@ -1,7 +1,8 @@
-//! `rat-tool config --bundle DIR --server HOST:PORT`: prints the harness configuration of a
-//! client directory (issue 8): the `mcpServers` entry starting rat, the stdio bridge every
-//! harness can start, and the direct URL with the files a harness able to present a client
-//! certificate needs (ratd-design.txt, The bridge).
+//! `rat-tool config --bundle DIR --server HOST:PORT [--harness NAME]`: prints the harness
+//! configuration of a client directory: the `mcpServers` entry starting rat, the stdio bridge
+//! every harness can start, and the direct URL with the files a harness able to present a
+//! client certificate needs; with `--harness`, the entry in that harness's own file and format
+//! (JSON or TOML), and its own `mcp add` command line where it has one.
 //!
 //! The entry names rat by the absolute path of the `rat` binary next to rat-tool's own
 //! executable (built together, `cargo build --release -p rat -p rat-tool`), and the client
@@ -44,7 +45,11 @@ pub(crate) struct Entry {
 /// The client directory does not load (the check that failed, as rat would tell it, with a
 /// pointer to `DIR/clients/NAME` when the bundle's top directory was given), a path that JSON
 /// can not hold (not UTF-8), or writing to `out` failing.
-pub(crate) fn config(out: &mut impl Write, args: &ServerArgs) -> Result<(), Failure> {
+pub(crate) fn config(
+    out: &mut impl Write,
+    args: &ServerArgs,
+    harness: Option<Harness>,
+) -> Result<(), Failure> {
     let client_dir = std::path::absolute(&args.bundle)
         .map_err(|e| format!("can not make {} absolute: {e}", args.bundle.display()))?;
     let side = mtls::load_client(&client_dir).map_err(|e| {
@@ -75,7 +80,7 @@ pub(crate) fn config(out: &mut impl Write, args: &ServerArgs) -> Result<(), Fail
         tenant: side.tenant().to_owned(),
         client: side.client_name().to_owned(),
     };
-    let text = render(&entry)?;
+    let text = render(&entry, harness)?;
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| format!("can not write the configuration: {e}"))
@@ -102,36 +107,61 @@ fn utf8(path: &Path) -> Result<&str, Failure> {
     })
 }
 
-/// The configuration text: a header naming the client, the tenant and ratd; the
-/// `{"mcpServers": {"rat-TENANT": {"command": RAT, "args": [...]}}}` object (pretty JSON, the
-/// server named after the tenant, as harnesses prefix tool names with it); then the direct URL
-/// `https://HOST:PORT/mcp` with the client certificate, its key and the CA to trust.
+/// A harness `rat-tool config --harness` writes the configuration of, in that harness's own
+/// format and file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Harness {
+    /// Claude Code: `mcpServers` in a project's `.mcp.json`, or `claude mcp add`.
+    ClaudeCode,
+    /// Codex: `[mcp_servers.NAME]` in `~/.codex/config.toml`, or `codex mcp add`.
+    Codex,
+    /// VS Code: `servers` (each with its `type`) in a workspace's `.vscode/mcp.json`.
+    Vscode,
+    /// Gemini CLI: `mcpServers` in `~/.gemini/settings.json` or a project's
+    /// `.gemini/settings.json`.
+    Gemini,
+    /// Cursor: `mcpServers` in a project's `.cursor/mcp.json` or `~/.cursor/mcp.json`.
+    Cursor,
+}
+
+/// The configuration text: a header naming the client, the tenant and ratd, then for `None`
+/// the `{"mcpServers": {"rat-TENANT": {"command": RAT, "args": [...]}}}` object (pretty JSON,
+/// the server named after the tenant, as harnesses prefix tool names with it) and the direct
+/// URL `https://HOST:PORT/mcp` with the client certificate, its key and the CA to trust; for a
+/// harness, its own file, format and command line. The check command closes both.
 ///
 /// # Errors
 /// A path that is not UTF-8.
-pub(crate) fn render(entry: &Entry) -> Result<String, Failure> {
+pub(crate) fn render(entry: &Entry, harness: Option<Harness>) -> Result<String, Failure> {
     let rat = utf8(&entry.rat)?;
     let dir = utf8(&entry.client_dir)?;
     let server = entry.server.to_string();
     let name = format!("rat-{}", entry.tenant);
-    let config = json!({
-        "mcpServers": {
-            name.clone(): {
-                "command": rat,
-                "args": ["--server", server, "--bundle", dir],
-            }
-        }
-    });
-    let config = serde_json::to_string_pretty(&config)
-        .map_err(|e| format!("can not write the configuration as JSON: {e}"))?;
-    let file = |name: &str| entry.client_dir.join(name).display().to_string();
-    Ok(format!(
-        "\
-Client {client} of tenant {tenant} (its terminals: session {client}), reaching ratd at {server}.
-
+    let args = ["--server", server.as_str(), "--bundle", dir];
+    let header = format!(
+        "Client {client} of tenant {tenant} (its terminals: session {client}), reaching ratd at {server}.\n\n",
+        client = entry.client,
+        tenant = entry.tenant,
+    );
+    let check = format!(
+        "Check it first as the harness will reach it:\n  rat-tool check --server {} --bundle {}\n",
+        shell_word(&server),
+        shell_word(dir),
+    );
+    // The command line starting rat, as a shell reads it, after a harness's `mcp add NAME --`.
+    let command_line = std::iter::once(rat)
+        .chain(args)
+        .map(shell_word)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let stdio = json!({"command": rat, "args": args});
+    let body = match harness {
+        None => format!(
+            "\
 For any harness: rat, the stdio bridge, started by the harness. Add this server to the
 \"mcpServers\" of the harness's MCP configuration (for example the .mcp.json of a Claude
-Code project):
+Code project; rat-tool config --harness NAME prints the file and format of claude-code,
+codex, vscode, gemini and cursor):
 
 {config}
 
@@ -143,18 +173,94 @@ For a harness that can present a client certificate itself (no bridge):
                (trust this CA alone, and do not check the host name: ratd's
                certificate names tenant {tenant}, not a host)
 
-Check it first as the harness will reach it:
-  rat-tool check --server {server_word} --bundle {dir_shown}
 ",
-        client = entry.client,
-        tenant = entry.tenant,
-        url = entry.server.url(),
-        cert = file("client.crt"),
-        key = file("client.key"),
-        ca = file("ca.crt"),
-        server_word = shell_word(&entry.server.to_string()),
-        dir_shown = shell_word(&entry.client_dir.display().to_string()),
-    ))
+            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+            tenant = entry.tenant,
+            url = entry.server.url(),
+            cert = entry.client_dir.join("client.crt").display(),
+            key = entry.client_dir.join("client.key").display(),
+            ca = entry.client_dir.join("ca.crt").display(),
+        ),
+        Some(Harness::ClaudeCode) => format!(
+            "\
+Claude Code: add this server to the \"mcpServers\" of .mcp.json at the root of the project
+(shared with the project), or of ~/.claude.json (yours alone):
+
+{config}
+
+Or let Claude Code write it (--scope project for .mcp.json, --scope user for every project):
+
+  claude mcp add {name} -- {command_line}
+
+",
+            config = pretty(&json!({"mcpServers": {name.clone(): {
+                "type": "stdio", "command": rat, "args": args,
+            }}}))?,
+        ),
+        Some(Harness::Codex) => format!(
+            "\
+Codex: add this table to ~/.codex/config.toml:
+
+[mcp_servers.{name}]
+command = {command}
+args = [{args}]
+
+Or let Codex write it:
+
+  codex mcp add {name} -- {command_line}
+
+",
+            command = toml_string(rat),
+            args = args.map(toml_string).join(", "),
+        ),
+        Some(Harness::Vscode) => format!(
+            "\
+VS Code: add this server to the \"servers\" of .vscode/mcp.json in the workspace (or of
+your user configuration: the command MCP: Open User Configuration):
+
+{config}
+
+",
+            config = pretty(&json!({"servers": {name.clone(): {
+                "type": "stdio", "command": rat, "args": args,
+            }}}))?,
+        ),
+        Some(Harness::Gemini) => format!(
+            "\
+Gemini CLI: add this server to the \"mcpServers\" of ~/.gemini/settings.json (yours alone),
+or of .gemini/settings.json in the project:
+
+{config}
+
+",
+            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+        ),
+        Some(Harness::Cursor) => format!(
+            "\
+Cursor: add this server to the \"mcpServers\" of .cursor/mcp.json in the project, or of
+~/.cursor/mcp.json for every project:
+
+{config}
+
+",
+            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+        ),
+    };
+    Ok(header + &body + &check)
+}
+
+/// `value` as pretty JSON.
+fn pretty(value: &serde_json::Value) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value)
+        .map_err(|e| format!("can not write the configuration as JSON: {e}"))
+}
+
+/// `text` as a TOML basic string. JSON's escapes are TOML's (`\"`, `\\`, `\n`, `\uXXXX`...),
+/// but for DEL, which TOML wants escaped and JSON leaves as is.
+fn toml_string(text: &str) -> String {
+    serde_json::Value::from(text)
+        .to_string()
+        .replace('\u{7f}', "\\u007F")
 }
 
 /// `word` as one word of a POSIX shell, to paste: as is when it holds only characters no shell
@@ -189,6 +295,10 @@ mod tests {
 
     use super::*;
 
+    fn render_default(entry: &Entry) -> Result<String, Failure> {
+        render(entry, None)
+    }
+
     fn entry(server: &str) -> Entry {
         Entry {
             rat: PathBuf::from("/opt/rat/bin/rat"),
@@ -201,17 +311,17 @@ mod tests {
 
     #[test]
     fn the_entry_and_the_direct_url() {
-        insta::assert_snapshot!(render(&entry("127.0.0.1:7281")).expect("renders"));
+        insta::assert_snapshot!(render_default(&entry("127.0.0.1:7281")).expect("renders"));
     }
 
     #[test]
     fn an_ipv6_server_keeps_its_brackets() {
-        insta::assert_snapshot!(render(&entry("[::1]:7281")).expect("renders"));
+        insta::assert_snapshot!(render_default(&entry("[::1]:7281")).expect("renders"));
     }
 
     #[test]
     fn the_json_starts_rat_with_its_flags() {
-        let text = render(&entry("build.example:7281")).expect("renders");
+        let text = render_default(&entry("build.example:7281")).expect("renders");
         let start = text.find('{').expect("a JSON object");
         let end = text.rfind("\n}\n").expect("the end of the JSON object") + 2;
         let config: serde_json::Value =
@@ -227,10 +337,38 @@ mod tests {
     }
 
     #[test]
+    fn each_harness_in_its_own_format() {
+        let entry = entry("127.0.0.1:7281");
+        for (harness, name) in [
+            (Harness::ClaudeCode, "claude-code"),
+            (Harness::Codex, "codex"),
+            (Harness::Vscode, "vscode"),
+            (Harness::Gemini, "gemini"),
+            (Harness::Cursor, "cursor"),
+        ] {
+            insta::assert_snapshot!(name, render(&entry, Some(harness)).expect("renders"));
+        }
+    }
+
+    #[test]
+    fn codex_toml_holds_any_path_a_json_can() {
+        let mut odd = entry("127.0.0.1:7281");
+        odd.client_dir = PathBuf::from("/tmp/a \"quoted\" \\ dir\u{7f}\u{1}/agent");
+        let text = render(&odd, Some(Harness::Codex)).expect("renders");
+        let start = text.find("[mcp_servers.").expect("the table");
+        let end = start + text[start..].find("\n\n").expect("its end");
+        let table: toml::Table = toml::from_str(&text[start..end]).expect("valid TOML");
+        let args = table["mcp_servers"]["rat-demo"]["args"]
+            .as_array()
+            .expect("args");
+        assert_eq!(args[3].as_str(), odd.client_dir.to_str());
+    }
+
+    #[test]
     fn a_path_json_can_not_hold_is_refused() {
         use std::os::unix::ffi::OsStrExt;
         let mut bad = entry("127.0.0.1:7281");
         bad.client_dir = PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/\xff/agent"));
-        insta::assert_snapshot!(render(&bad).expect_err("refused"));
+        insta::assert_snapshot!(render_default(&bad).expect_err("refused"));
     }
 }

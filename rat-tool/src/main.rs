@@ -5,7 +5,7 @@
 //! rat-tool bundle generate --tenant NAME --client NAME [--client NAME...] --output DIR
 //! rat-tool bundle inspect DIR [DIR...]
 //! rat-tool check --server HOST:PORT --bundle DIR      (the flags of rat, declared once)
-//! rat-tool config --server HOST:PORT --bundle DIR     (the harness entry starting rat)
+//! rat-tool config --server HOST:PORT --bundle DIR [--harness NAME]   (the harness entry)
 //! ```
 //!
 //! Glue only: the bundles are `rat_core::mtls`, the flags `rat_core::connect`; `check` is an
@@ -45,16 +45,40 @@ enum Command {
     ///
     /// Takes the flags of rat: copy the command line of a harness to check it. Checks step by
     /// step, stopping at the first failure: the files of the client directory, the network,
-    /// TLS, MCP, the tools. It calls no tool, leaving nothing behind on the server.
+    /// TLS, MCP, the tools; then gives its verdict. It calls no tool, leaving nothing behind on
+    /// the server.
     #[command(after_help = EXIT_HELP)]
-    Check(#[command(flatten)] rat_core::connect::ServerArgs),
+    Check(CheckArgs),
     /// Print the harness configuration of a client directory: the "mcpServers" entry starting
     /// rat with these flags, and the direct URL with the files to present.
     ///
     /// Takes the flags of rat. The entry names rat next to this rat-tool, and the client
-    /// directory, by absolute paths; the directory is checked first, as rat checks it.
+    /// directory, by absolute paths; the directory is checked first, as rat checks it. With
+    /// --harness, the entry in that harness's own file and format.
     #[command(after_help = EXIT_HELP)]
-    Config(#[command(flatten)] rat_core::connect::ServerArgs),
+    Config(ConfigArgs),
+}
+
+/// The flags of `rat-tool check`.
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    server: rat_core::connect::ServerArgs,
+    /// After the verdict, print the MCP instructions and each tool's description, as agents
+    /// read them.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// The flags of `rat-tool config`.
+#[derive(Debug, clap::Args)]
+struct ConfigArgs {
+    #[command(flatten)]
+    server: rat_core::connect::ServerArgs,
+    /// The harness to write the configuration for, in its own file and format; without it,
+    /// the "mcpServers" JSON most harnesses read, and the direct URL.
+    #[arg(long, value_name = "NAME", value_enum)]
+    harness: Option<config::Harness>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,7 +123,7 @@ fn main() -> ExitCode {
             output,
         }) => bundle::generate(&mut out, &tenant, &clients, &output),
         Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
-        Command::Config(args) => config::config(&mut out, &args),
+        Command::Config(args) => config::config(&mut out, &args.server, args.harness),
         Command::Check(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -111,7 +135,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            runtime.block_on(check::check(&mut out, &args))
+            runtime.block_on(check::check(&mut out, &args.server, args.verbose))
         }
     };
     match result {

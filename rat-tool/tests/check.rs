@@ -113,13 +113,19 @@ async fn serve(tls: Arc<rustls::ServerConfig>, called: Arc<AtomicBool>) -> u16 {
 }
 
 async fn check(server: &str, bundle: &Path) -> Run {
-    let args = vec![
+    check_with(server, bundle, &[]).await
+}
+
+/// `rat-tool check --server SERVER --bundle BUNDLE FLAGS...`.
+async fn check_with(server: &str, bundle: &Path, flags: &[&str]) -> Run {
+    let mut args = vec![
         "check".to_owned(),
         "--server".to_owned(),
         server.to_owned(),
         "--bundle".to_owned(),
         bundle.display().to_string(),
     ];
+    args.extend(flags.iter().map(|flag| (*flag).to_owned()));
     tokio::task::spawn_blocking(move || rat_tool(args))
         .await
         .unwrap()
@@ -141,6 +147,23 @@ async fn check_passes_against_a_server_of_the_bundle_and_calls_no_tool() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!called.load(Ordering::SeqCst), "check called a tool");
     insta::assert_snapshot!(redact_port(&redact(&run.text(), tmp.path()), port));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_verbose_prints_the_instructions_and_descriptions_after_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("b");
+    mtls::generate("prod", &["alice"], &b).unwrap();
+    let server = mtls::load_server(&b.join("server")).unwrap();
+    let port = serve(server.rustls_config(), Arc::new(AtomicBool::new(false))).await;
+    let run = check_with(
+        &format!("127.0.0.1:{port}"),
+        &b.join("clients/alice"),
+        &["--verbose"],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    insta::assert_snapshot!(from_step(&run, "MCP").replace(&port.to_string(), "[PORT]"));
 }
 
 /// Serves TLS with `tls` on 127.0.0.1:0, answering every HTTP request with 404: a web server

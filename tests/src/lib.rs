@@ -5,7 +5,7 @@
 //! ([`node`]), reached through rat or directly over mutual TLS, or through a local TLS bridge
 //! ([`TlsBridge`], socat) for clients that speak plain HTTP.
 //!
-//! What the clients need is installed by `.ci/run` (pinned: `mcp` 2.3.0 from PyPI in
+//! What the clients need is installed by `scripts/test` (pinned: `mcp` 2.3.0 from PyPI in
 //! `tests/python/.venv`; Node 22,
 //! `@modelcontextprotocol/sdk` and `@modelcontextprotocol/conformance` from npm into
 //! `tests/node/node_modules`; socat from Debian). A missing one fails the test that needs it,
@@ -28,12 +28,11 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 
-/// The Python MCP SDK version the tests are written for (`.ci/run` installs it).
+/// The Python MCP SDK version the tests are written for (`scripts/test` installs it).
 pub const PYTHON_MCP_VERSION: &str = "2.3.0";
 
-/// What to tell when a client is missing: the install step of `.ci/run`.
-const INSTALL_HINT: &str =
-    "run the install step of .ci/run (bash .ci/run installs it, then runs every test)";
+/// What to tell when a client is missing: the README's test command installs it.
+const INSTALL_HINT: &str = "run scripts/test, which installs it, then runs every test";
 
 /// The root of the workspace (the parent of this crate's directory).
 pub fn workspace_root() -> PathBuf {
@@ -445,7 +444,7 @@ fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Strin
 }
 
 /// The Python of the tests' virtual environment, `tests/python/.venv/bin/python`, where
-/// `.ci/run` installs the SDK (Debian's python3 refuses pip installs outside one, PEP 668).
+/// `scripts/test` installs the SDK (Debian's python3 refuses pip installs outside one, PEP 668).
 pub fn python_interpreter() -> PathBuf {
     workspace_root().join("tests/python/.venv/bin/python")
 }
@@ -455,7 +454,7 @@ pub fn python_interpreter() -> PathBuf {
 ///
 /// # Panics
 /// When the environment or the `mcp` package is missing, or is not version
-/// [`PYTHON_MCP_VERSION`]: the message says to run `.ci/run`'s install step.
+/// [`PYTHON_MCP_VERSION`]: the message says to run scripts/test.
 pub fn python(script: &str) -> Command {
     static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
     let checked = CHECKED.get_or_init(|| {
@@ -503,7 +502,7 @@ pub fn node_dir() -> PathBuf {
 ///
 /// # Panics
 /// When Node 22 or a package of `tests/node/package.json` is not installed: the message says
-/// to run `.ci/run`'s install step.
+/// to run scripts/test.
 pub fn node() -> Command {
     static CHECKED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let checked = CHECKED.get_or_init(|| {
@@ -567,7 +566,7 @@ impl TlsBridge {
     /// OPENSSL:RATD,cert=,key=,cafile=,verify=1,commonname=TENANT` with `client`'s files.
     ///
     /// # Panics
-    /// When socat is missing (the message says to run `.ci/run`'s install step) or does not
+    /// When socat is missing (the message says to run scripts/test) or does not
     /// listen within 10 seconds.
     pub fn start(ratd: &Ratd, client: &str) -> TlsBridge {
         let dir = ratd.client_dir(client);
@@ -718,6 +717,33 @@ pub fn fresh_main_as_starting(steps: &mut [Step]) {
         assert!(redact_times(main).ends_with(", active Ns ago"), "{text}");
         step.text.push_str(NO_PROMPT_YET);
     }
+}
+
+/// What `rat-tool config --harness HARNESS` printed for `ratd`'s client `agent`.
+///
+/// # Panics
+/// When rat-tool fails (its output is shown).
+pub fn harness_config(ratd: &Ratd, harness: &str) -> String {
+    run(
+        &format!("rat-tool config --harness {harness}"),
+        Command::new(&binaries().rat_tool)
+            .args(["config", "--harness", harness, "--server", &ratd.server()])
+            .arg("--bundle")
+            .arg(ratd.client_dir("agent")),
+        Duration::from_secs(30),
+    )
+    .stdout
+}
+
+/// The paragraph of `text` (paragraphs are separated by a blank line) that starts with
+/// `start`: in rat-tool config's output, the configuration a user copies.
+///
+/// # Panics
+/// When there is none.
+pub fn paragraph<'a>(text: &'a str, start: &str) -> &'a str {
+    text.split("\n\n")
+        .find(|paragraph| paragraph.starts_with(start))
+        .unwrap_or_else(|| panic!("no paragraph starting with {start:?} in:\n{text}"))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use tests::{Ratd, binaries, python, run, run_to_exit, steps};
+use tests::{Ratd, binaries, harness_config, paragraph, python, run, run_to_exit, steps};
 
 #[test]
 fn the_printed_entry_starts_rat_and_reaches_a_terminal() {
@@ -78,4 +78,115 @@ fn a_whole_bundle_is_refused_with_the_directory_to_give() {
         .stderr
         .replace(&bundle.display().to_string(), "BUNDLE");
     insta::assert_snapshot!(stderr);
+}
+
+/// The stdio entry a harness starts rat with: its command and args.
+fn stdio_entry(ratd: &Ratd) -> (String, Vec<String>) {
+    (
+        binaries().rat.display().to_string(),
+        vec![
+            "--server".to_owned(),
+            ratd.server(),
+            "--bundle".to_owned(),
+            ratd.client_dir("agent").display().to_string(),
+        ],
+    )
+}
+
+#[test]
+fn each_harness_gets_its_own_file_and_format() {
+    let ratd = Ratd::start("harness", &["agent"]);
+    let name = format!("rat-{}", ratd.tenant);
+    let (command, args) = stdio_entry(&ratd);
+    let json_entry = |with_type: bool| {
+        let mut entry = serde_json::json!({"command": command, "args": args});
+        if with_type {
+            entry["type"] = "stdio".into();
+        }
+        entry
+    };
+    let parse_json = |text: &str| -> serde_json::Value {
+        serde_json::from_str(paragraph(text, "{\n")).expect("valid JSON")
+    };
+
+    // Claude Code: .mcp.json, and its own `claude mcp add` line.
+    let claude = harness_config(&ratd, "claude-code");
+    assert!(claude.contains("\"mcpServers\" of .mcp.json"), "{claude}");
+    assert_eq!(
+        parse_json(&claude),
+        serde_json::json!({"mcpServers": {name.clone(): json_entry(true)}})
+    );
+    assert_eq!(
+        paragraph(&claude, "  claude mcp add"),
+        format!(
+            "  claude mcp add {name} -- {command} --server {} --bundle {}",
+            ratd.server(),
+            args[3]
+        )
+    );
+
+    // Codex: a TOML table in ~/.codex/config.toml, and `codex mcp add`.
+    let codex = harness_config(&ratd, "codex");
+    assert!(codex.contains("~/.codex/config.toml"), "{codex}");
+    let table: toml::Table =
+        toml::from_str(paragraph(&codex, "[mcp_servers.")).expect("valid TOML");
+    let server = &table["mcp_servers"][name.as_str()];
+    assert_eq!(server["command"].as_str(), Some(command.as_str()));
+    let toml_args: Vec<&str> = server["args"]
+        .as_array()
+        .expect("args, an array")
+        .iter()
+        .map(|arg| arg.as_str().expect("a string"))
+        .collect();
+    assert_eq!(toml_args, args);
+    assert!(
+        paragraph(&codex, "  codex mcp add").starts_with(&format!("  codex mcp add {name} -- ")),
+        "{codex}"
+    );
+
+    // VS Code: "servers", each with its type.
+    let vscode = harness_config(&ratd, "vscode");
+    assert!(vscode.contains(".vscode/mcp.json"), "{vscode}");
+    assert_eq!(
+        parse_json(&vscode),
+        serde_json::json!({"servers": {name.clone(): json_entry(true)}})
+    );
+
+    // Gemini CLI and Cursor: "mcpServers" in their own files.
+    for (harness, file) in [
+        ("gemini", "~/.gemini/settings.json"),
+        ("cursor", ".cursor/mcp.json"),
+    ] {
+        let text = harness_config(&ratd, harness);
+        assert!(text.contains(file), "{text}");
+        assert_eq!(
+            parse_json(&text),
+            serde_json::json!({"mcpServers": {name.clone(): json_entry(false)}})
+        );
+    }
+}
+
+#[test]
+fn an_unknown_harness_is_refused_with_the_known_ones() {
+    let (status, output) = run_to_exit(
+        "rat-tool config --harness",
+        Command::new(&binaries().rat_tool).args([
+            "config",
+            "--harness",
+            "emacs",
+            "--server",
+            "127.0.0.1:7281",
+            "--bundle",
+            "/nonexistent",
+        ]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(status.code(), Some(2));
+    assert!(
+        output.stderr.contains(
+            "invalid value 'emacs' for '--harness <NAME>'\n  [possible values: claude-code, codex, vscode, gemini, cursor]"
+        ),
+        "{}",
+        output.stderr
+    );
 }

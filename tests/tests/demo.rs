@@ -46,6 +46,9 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
         std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| real_home.join(".rustup").into());
     let home = dir.path().join("home");
     std::fs::create_dir(&home).expect("the terminals' home");
+    // The log of an earlier run, which the demo keeps one back.
+    std::fs::create_dir(dir.path().join("demo")).expect("the demo directory");
+    std::fs::write(dir.path().join("demo/ratd.log"), "an earlier run\n").expect("an old log");
     let mut child = Command::new("bash");
     child
         .arg(workspace_root().join("scripts/demo"))
@@ -162,4 +165,7 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
     assert!(!tmux.server_running(), "no tmux server left behind");
     let log = std::fs::read_to_string(dir.path().join("demo/ratd.log")).expect("ratd's log");
     assert!(log.contains("stopping: stopping the terminals"), "{log}");
+    assert!(!log.contains("an earlier run"), "{log}");
+    let earlier = std::fs::read_to_string(dir.path().join("demo/ratd.log.1")).expect("kept");
+    assert_eq!(earlier, "an earlier run\n");
 }
