@@ -75,8 +75,18 @@ pub(crate) async fn check(
     Ok(())
 }
 
-/// The verdict, once every step passed: each line of it is here.
-fn verdict(out: &mut impl Write, args: &ServerArgs, _served: &Served) {
+/// The verdict, once every step passed: each line of it is here. What the terminals lose (read
+/// back from the instructions ratd sent, as a harness sees them) is a WARN line each, naming
+/// what is lost and the fix: ratd serves, but not everything an agent relies on holds.
+fn verdict(out: &mut impl Write, args: &ServerArgs, served: &Served) {
+    let lost = served
+        .instructions
+        .as_deref()
+        .map(rat_core::catalog::degradations)
+        .unwrap_or_default();
+    for line in &lost {
+        emit(out, &format!("  WARN  {line}\n"));
+    }
     emit(
         out,
         &format!("ratd at {} serves this client.\n", args.server),

@@ -26,19 +26,20 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 #[derive(Clone)]
 struct FakeRatd {
     called: Arc<AtomicBool>,
+    /// The instructions it sends: ratd's own words, as its startup check found the terminals.
+    instructions: Arc<String>,
 }
+
+/// What a ratd whose terminals hold everything tells in its instructions (the start of them).
+const INSTRUCTIONS: &str = "rat gives you persistent terminals on host: commands run there, not \
+     where you run. It is asynchronous by design: sending a command returns at once, without \
+     waiting for it to finish.";
 
 impl ServerHandler for FakeRatd {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("ratd", "0.1.0").with_title("rat prod on host"),
-            )
-            .with_instructions(
-                "rat gives you persistent terminals on host: commands run there, not where you run. \
-                 It is asynchronous by design: sending a command returns at once, without waiting \
-                 for it to finish.",
-            )
+            .with_server_info(Implementation::new("ratd", "0.1.0").with_title("rat prod on host"))
+            .with_instructions(self.instructions.as_str())
     }
 
     async fn list_tools(
@@ -71,6 +72,15 @@ impl ServerHandler for FakeRatd {
 
 /// Serves MCP at /mcp over TLS with `tls` on 127.0.0.1:0; returns the port.
 async fn serve(tls: Arc<rustls::ServerConfig>, called: Arc<AtomicBool>) -> u16 {
+    serve_telling(tls, called, INSTRUCTIONS).await
+}
+
+async fn serve_telling(
+    tls: Arc<rustls::ServerConfig>,
+    called: Arc<AtomicBool>,
+    instructions: &str,
+) -> u16 {
+    let instructions = Arc::new(instructions.to_string());
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -80,6 +90,7 @@ async fn serve(tls: Arc<rustls::ServerConfig>, called: Arc<AtomicBool>) -> u16 {
         move || {
             Ok(FakeRatd {
                 called: called.clone(),
+                instructions: instructions.clone(),
             })
         },
         Default::default(),
@@ -147,6 +158,42 @@ async fn check_passes_against_a_server_of_the_bundle_and_calls_no_tool() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!called.load(Ordering::SeqCst), "check called a tool");
     insta::assert_snapshot!(redact_port(&redact(&run.text(), tmp.path()), port));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_warns_what_the_terminals_lose_with_the_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("b");
+    mtls::generate("prod", &["alice"], &b).unwrap();
+    let server = mtls::load_server(&b.join("server")).unwrap();
+    let lost = rat_core::terminals::TerminalCheck {
+        statuses: false,
+        ..rat_core::terminals::TerminalCheck::all_holding()
+    };
+    let instructions = rat_core::catalog::instructions("host", &lost);
+    let port = serve_telling(
+        server.rustls_config(),
+        Arc::new(AtomicBool::new(false)),
+        &instructions,
+    )
+    .await;
+    let run = check(&format!("127.0.0.1:{port}"), &b.join("clients/alice")).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = run.text();
+    let warn = text
+        .lines()
+        .find(|l| l.starts_with("  WARN  "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        warn,
+        "  WARN  terminals: exit statuses lost (a hook runs before rat's in PROMPT_COMMAND at \
+         every prompt): see ratd's log for PROMPT_COMMAND, and make the bash startup files of \
+         ratd's user stop moving their hook first at each prompt"
+    );
+    assert!(
+        text.contains(&format!("ratd at 127.0.0.1:{port} serves this client.")),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
