@@ -209,7 +209,7 @@ mod tests {
             ..full.clone()
         };
         assert_eq!(
-            render(false, &left_on, b).unwrap(),
+            render(None, &left_on, b).unwrap(),
             "[full-screen mode left on by a program that ended, cursor at row 3, column 7; no \
              history until `tput rmcup` leaves it]\nx"
         );
@@ -218,14 +218,14 @@ mod tests {
             ..left_on
         };
         assert_eq!(
-            render(false, &left_on, b).unwrap(),
+            render(None, &left_on, b).unwrap(),
             "[full-screen mode left on by a program that ended, cursor at row 3, column 7; `tput \
              rmcup` leaves it]\nx"
         );
         let continued = normal(0, 0, "xx\n$", "xx\n$");
         assert_eq!(
             render(
-                false,
+                None,
                 &Capture {
                     continued: true,
                     ..continued
@@ -265,7 +265,7 @@ mod tests {
         let kept = format!("{}\n{screen}", "k".repeat(room - screen.len() - 2));
         let content = format!("{}\n{kept}", "h".repeat(30_000));
         assert_eq!(content.len() - room, 30_000);
-        let text = render(false, &normal(1000, 1000, &screen, &content), budget).unwrap();
+        let text = render(None, &normal(1000, 1000, &screen, &content), budget).unwrap();
         assert_eq!(text, format!("{header}{kept}"));
     }
 
