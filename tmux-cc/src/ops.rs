@@ -508,9 +508,19 @@ impl Client {
         let lines = self
             .run(&Command::new("list-windows").args(["-t", target, "-F", &format]))
             .await?;
+        let features = self.features();
         lines
             .iter()
-            .map(|line| parse_window_line(line, user_options))
+            .map(|line| {
+                let mut info = parse_window_line(line, user_options)?;
+                for (_, value) in &mut info.user_options {
+                    *value = String::from_utf8_lossy(
+                        &features.option_value(std::mem::take(value).into_bytes()),
+                    )
+                    .into_owned();
+                }
+                Ok(info)
+            })
             .collect()
     }
 
@@ -647,9 +657,10 @@ impl Client {
 
     /// Pastes `data` into pane `target` as ONE unbroken input: the `before` commands (e.g.
     /// [`leave_modes`], a pane option recording the time), `load-buffer -b NAME -- FILE`,
-    /// `paste-buffer -p -r -d -b NAME -t TARGET`, then the `after` commands (e.g. `send-keys
-    /// Enter`). `-r` keeps LF as LF, `-p` brackets the paste when the program asked for it
-    /// (mode 2004), `-d` deletes the buffer. The data goes through a private file removed
+    /// `paste-buffer -p -r [-S] -d -b NAME -t TARGET`, then the `after` commands (e.g.
+    /// `send-keys Enter`). `-r` keeps LF as LF, `-p` brackets the paste when the program asked
+    /// for it (mode 2004), `-S` (from tmux 3.7, [`Difference::PasteEscapes`](crate::Difference))
+    /// keeps tmux from escaping the data, `-d` deletes the buffer. The data goes through a private file removed
     /// before this returns, never a command line. Empty `data` sends only `before` and
     /// `after`. tmux 3.3a does not sanitise pasted data: an `ESC[201~` inside ends the
     /// bracket early.
@@ -680,7 +691,9 @@ impl Client {
                     .arg(path.as_os_str().as_bytes()),
             );
             cmds.push(
-                Command::new("paste-buffer").args(["-p", "-r", "-d", "-b", &name, "-t", target]),
+                Command::new("paste-buffer")
+                    .args(self.features().paste_flags())
+                    .args(["-d", "-b", &name, "-t", target]),
             );
         }
         cmds.extend(after.iter().cloned());
@@ -786,7 +799,7 @@ impl Client {
         Ok(if lines.is_empty() {
             None
         } else {
-            Some(lines.join(&b'\n'))
+            Some(self.features().option_value(lines.join(&b'\n')))
         })
     }
 

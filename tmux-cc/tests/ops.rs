@@ -508,8 +508,9 @@ async fn options_are_set_read_and_unset() {
             .unwrap(),
         Some(b"12345".to_vec())
     );
-    // A pane user option holding what a shell or tmux's parser would otherwise change.
-    let value = b"-a 'b' \"c\" $HOME ~ #{pane_id} ;";
+    // A pane user option holding what a shell or tmux's parser would otherwise change, and
+    // every `$` form tmux 3.4 escapes in a stored value (row OptionDollarEscaped) or not.
+    let value = b"-a 'b' \"c\" $HOME \\$HOME ${x} $_y $1 $$ $ ~ #{pane_id} ;";
     env.client
         .set_pane_option("=o:", "@tcc_v", value)
         .await
