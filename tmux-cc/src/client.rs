@@ -389,8 +389,11 @@ impl Client {
         let session = format!("={}:", self.inner.service_session);
         let mut has = Vec::new();
         for row in DIFFERENCES {
-            let (commands, holds) = row.difference.probe(&session);
-            if holds(&self.input(&commands).await?) {
+            let holds = match row.difference.probe(&session) {
+                Some((commands, holds)) => holds(&self.input(&commands).await?),
+                None => row.versions.until.is_none(),
+            };
+            if holds {
                 has.push(row.difference);
             }
         }

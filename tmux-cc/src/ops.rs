@@ -18,6 +18,7 @@ use crate::client::{Client, into_output};
 use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::parse::{PaneId, Reply, SessionId, WindowId};
+use crate::version::Difference;
 
 /// The size tmux-cc gives sessions and windows unless told otherwise: 200 columns.
 pub const DEFAULT_WIDTH: u32 = 200;
@@ -398,7 +399,8 @@ impl Client {
     // ---- sessions ----
 
     /// Creates a detached session: `new-session -d -P -F ... -x W -y H -s NAME [-n] [-c] [-e]
-    /// [-- COMMAND]`.
+    /// [-- COMMAND]` (on 3.2, after `refresh-client -C WxH` in the same input:
+    /// [`Difference::NewSessionSizeIgnored`]).
     ///
     /// # Errors
     /// [`Error::Command`] (e.g. `duplicate session: NAME`), and the connection's errors.
@@ -409,7 +411,16 @@ impl Client {
             .args(["-s", &new.name])
             .opt("-n", new.window_name.as_deref());
         let cmd = push_new_common(cmd, &new.start_directory, &new.environment, &new.command);
-        let line = one_line("new-session", self.run(&cmd).await?)?;
+        let output = if self.features().has(Difference::NewSessionSizeIgnored) {
+            // The size comes from this client's own: set it first, in the same input.
+            let size = format!("{}x{}", new.width, new.height);
+            let refresh = Command::new("refresh-client").args(["-C", &size]);
+            let mut replies = self.input_ok(&[refresh, cmd]).await?;
+            replies.pop().unwrap_or_default()
+        } else {
+            self.run(&cmd).await?
+        };
+        let line = one_line("new-session", output)?;
         let mut parts = line.split(' ');
         let mut next = |what| {
             parts.next().ok_or_else(|| Error::UnexpectedReply {
@@ -417,11 +428,12 @@ impl Client {
                 detail: format!("no {what} in {line:?}"),
             })
         };
-        Ok(SessionCreated {
+        let created = SessionCreated {
             session: field("new-session", "session_id", next("session_id")?)?,
             window: field("new-session", "window_id", next("window_id")?)?,
             pane: field("new-session", "pane_id", next("pane_id")?)?,
-        })
+        };
+        Ok(created)
     }
 
     /// Whether a session answers to `target` (`has-session -t TARGET`; use `=NAME` for an

@@ -131,6 +131,20 @@ pub enum Difference {
     /// a format, is not the value set. tmux-cc removes that one backslash from every option
     /// value it reads ([`Features::option_value`]).
     OptionDollarEscaped,
+    /// `new-session -d -x W -y H` sent by a control client makes a window of the control
+    /// client's own size (80x24 unless set), whatever W and H, `ignore-size` or not. tmux-cc
+    /// then sets its client's size first (`refresh-client -C WxH`, in the same input), so that
+    /// the session's program starts at W x H.
+    NewSessionSizeIgnored,
+    /// `send-keys` presses `C-Tab` (as Tab) and `C-S-Tab` (as BackTab, `ESC [ Z`), with or
+    /// without `M-`, names that 3.3a does not press. Nothing to handle: a caller with a list of
+    /// key names of its own (rat's) keeps it the same on every version.
+    KeysCtrlTab,
+    /// `send-keys` presses `C-` and `S-` with any key, a printable ASCII character or a named
+    /// one (`C-!` writes `1`, `C-S-a`, `M-S-#`; `S-Enter` writes CR, `C-M-Escape`), names that
+    /// older versions type as text or drop.
+    /// Nothing to handle, as [`Difference::KeysCtrlTab`].
+    KeysModifiedCharacters,
 }
 
 /// One row of [`DIFFERENCES`].
@@ -169,6 +183,38 @@ pub const DIFFERENCES: &[Row] = &[
                 3.4 only, and `#{@x}` too; in tmux 3.4's utf8_strvis the `$` escape is not \
                 tied to VIS_DQ, which 3.5 added (`if ((flag & VIS_DQ) && src[0] == '$'`)",
     },
+    Row {
+        difference: Difference::NewSessionSizeIgnored,
+        versions: Versions {
+            from: (3, 2),
+            until: Some((3, 3)),
+        },
+        found: "measured: `new-session -d -s b -x 200 -y 24` from a `tmux -C` client with \
+                no-output,ignore-size, then `#{window_width}x#{window_height}`: 80x24 on 3.2a \
+                (default-size 200x24 set or not; 200x24 after `refresh-client -C 200x24`, and \
+                then -x 100 -y 30 gives 200x24 too), 200x24 on 3.3a (tmux-cc's test \
+                sessions_are_created_sized_checked_and_killed)",
+    },
+    Row {
+        difference: Difference::KeysCtrlTab,
+        versions: Versions {
+            from: (3, 4),
+            until: None,
+        },
+        found: "measured: rat-core's keys_tmux test (each name sent by send-keys, the bytes the \
+                pane reads) on the matrix: C-Tab, C-M-Tab, C-S-Tab and C-M-S-Tab are pressed \
+                from 3.4, not on 3.2a and 3.3a",
+    },
+    Row {
+        difference: Difference::KeysModifiedCharacters,
+        versions: Versions {
+            from: (3, 7),
+            until: None,
+        },
+        found: "measured: rat-core's keys_tmux test on the matrix: 516 more names with C- or S- \
+                (481 on printable characters, 35 on Space, Enter, Tab, BTab, BSpace and Escape) \
+                are pressed by 3.7c, none of them by 3.6b",
+    },
 ];
 
 impl Difference {
@@ -182,11 +228,13 @@ impl Difference {
 
     /// How to detect it by trying, on a server whose version string can not tell: the
     /// commands to send (with `session`, an exact `=NAME:` target of a session the caller
-    /// owns), and how to read their replies (true: the server has this difference).
-    pub fn probe(self, session: &str) -> (Vec<Command>, fn(&[Reply]) -> bool) {
-        match self {
-            // An unknown flag is refused before the buffer is looked up; a tmux with -S
-            // answers that the buffer does not exist.
+    /// owns), and how to read their replies (true: the server has this difference). `None`
+    /// where no probe is needed: a development build, newer than the releases, is taken to
+    /// have what the newest release has (the row holds when its range has no end).
+    pub fn probe(self, session: &str) -> Option<(Vec<Command>, fn(&[Reply]) -> bool)> {
+        Some(match self {
+            // An unknown flag is refused before the buffer is looked up (`unknown flag -S`,
+            // 3.2a: `unknown option -- S`); a tmux with -S answers `no buffer NAME`.
             Difference::PasteEscapes => (
                 vec![Command::new("paste-buffer").args([
                     "-S",
@@ -197,12 +245,15 @@ impl Difference {
                 ])],
                 |replies| {
                     replies.first().is_some_and(|r| {
-                        !r.lines
+                        r.lines
                             .iter()
-                            .any(|l| String::from_utf8_lossy(l).contains("unknown flag"))
+                            .any(|l| String::from_utf8_lossy(l).starts_with("no buffer"))
                     })
                 },
             ),
+            Difference::NewSessionSizeIgnored
+            | Difference::KeysCtrlTab
+            | Difference::KeysModifiedCharacters => return None,
             Difference::OptionDollarEscaped => (
                 vec![
                     Command::new("set-option").args(["-t", session, "@tmux-cc-probe", "$a"]),
@@ -215,7 +266,7 @@ impl Difference {
                         .is_some_and(|r| r.lines.first().is_some_and(|l| l == b"\\$a"))
                 },
             ),
-        }
+        })
     }
 }
 
@@ -350,18 +401,25 @@ mod tests {
         use Difference::*;
         let rows = |said: &str| -> Vec<Difference> {
             let f = release(said);
-            [PasteEscapes, OptionDollarEscaped]
-                .into_iter()
-                .filter(|d| f.has(*d))
-                .collect()
+            [
+                PasteEscapes,
+                OptionDollarEscaped,
+                NewSessionSizeIgnored,
+                KeysCtrlTab,
+                KeysModifiedCharacters,
+            ]
+            .into_iter()
+            .filter(|d| f.has(*d))
+            .collect()
         };
-        assert_eq!(rows("tmux 3.2a"), vec![]);
+        assert_eq!(rows("tmux 3.2a"), vec![NewSessionSizeIgnored]);
         assert_eq!(rows("tmux 3.3a"), vec![]);
-        assert_eq!(rows("tmux 3.4"), vec![OptionDollarEscaped]);
-        assert_eq!(rows("tmux 3.5a"), vec![]);
-        assert_eq!(rows("tmux 3.6b"), vec![]);
-        assert_eq!(rows("tmux 3.7c"), vec![PasteEscapes]);
-        assert_eq!(rows("tmux 3.8"), vec![PasteEscapes]);
+        assert_eq!(rows("tmux 3.4"), vec![OptionDollarEscaped, KeysCtrlTab]);
+        assert_eq!(rows("tmux 3.5a"), vec![KeysCtrlTab]);
+        assert_eq!(rows("tmux 3.6b"), vec![KeysCtrlTab]);
+        let newest = vec![PasteEscapes, KeysCtrlTab, KeysModifiedCharacters];
+        assert_eq!(rows("tmux 3.7c"), newest);
+        assert_eq!(rows("tmux 3.8"), newest);
         assert_eq!(release("tmux 3.6b").paste_flags(), ["-p", "-r"]);
         assert_eq!(release("tmux 3.7").paste_flags(), ["-p", "-r", "-S"]);
         for dev in ["tmux master", "tmux next-3.7", "tmux openbsd-7.6"] {
