@@ -457,7 +457,8 @@ async fn kill_server_typed_in_a_terminal_is_a_death() {
         let c = f.controller.clone();
         async move { c.wait_server().await }
     });
-    t.send_text(text("main", "tmux kill-server", true)).await;
+    let kill = format!("{} kill-server", tmux_on_path().display());
+    t.send_text(text("main", &kill, true)).await;
     let exit = tokio::time::timeout(Duration::from_secs(30), waiting)
         .await
         .expect("the death is seen")
