@@ -136,6 +136,11 @@ pub enum Difference {
     /// then sets its client's size first (`refresh-client -C WxH`, in the same input), so that
     /// the session's program starts at W x H.
     NewSessionSizeIgnored,
+    /// `capture-pane -J` gives the blank cells of a joined row as spaces, beyond what was
+    /// printed (a row of 250 characters comes back as 300), so printed trailing spaces can not
+    /// be told from blank cells. Nothing tmux-cc can undo: a caller that trims trailing spaces
+    /// (rat does) reads the same text on every version.
+    JoinedCapturePadded,
     /// `send-keys` presses `C-Tab` (as Tab) and `C-S-Tab` (as BackTab, `ESC [ Z`), with or
     /// without `M-`, names that 3.3a does not press. Nothing to handle: a caller with a list of
     /// key names of its own (rat's) keeps it the same on every version.
@@ -196,6 +201,16 @@ pub const DIFFERENCES: &[Row] = &[
                 sessions_are_created_sized_checked_and_killed)",
     },
     Row {
+        difference: Difference::JoinedCapturePadded,
+        versions: Versions {
+            from: (3, 2),
+            until: Some((3, 3)),
+        },
+        found: "measured: `printf %0250d 0 | tr 0 x; echo 'ab   '` in a 200-column pane, then \
+                `capture-pane -p -J`: rows of 300 and 50 characters on 3.2a, 250 and 5 on 3.3a \
+                (tmux-cc's test captures_screen_history_joined_and_alternate_as_bytes)",
+    },
+    Row {
         difference: Difference::KeysCtrlTab,
         versions: Versions {
             from: (3, 4),
@@ -252,6 +267,7 @@ impl Difference {
                 },
             ),
             Difference::NewSessionSizeIgnored
+            | Difference::JoinedCapturePadded
             | Difference::KeysCtrlTab
             | Difference::KeysModifiedCharacters => return None,
             Difference::OptionDollarEscaped => (
@@ -405,6 +421,7 @@ mod tests {
                 PasteEscapes,
                 OptionDollarEscaped,
                 NewSessionSizeIgnored,
+                JoinedCapturePadded,
                 KeysCtrlTab,
                 KeysModifiedCharacters,
             ]
@@ -412,7 +429,10 @@ mod tests {
             .filter(|d| f.has(*d))
             .collect()
         };
-        assert_eq!(rows("tmux 3.2a"), vec![NewSessionSizeIgnored]);
+        assert_eq!(
+            rows("tmux 3.2a"),
+            vec![NewSessionSizeIgnored, JoinedCapturePadded]
+        );
         assert_eq!(rows("tmux 3.3a"), vec![]);
         assert_eq!(rows("tmux 3.4"), vec![OptionDollarEscaped, KeysCtrlTab]);
         assert_eq!(rows("tmux 3.5a"), vec![KeysCtrlTab]);
