@@ -257,11 +257,13 @@ fn keys_match_tmux() {
         assert_eq!(sent[s_enter], b"S-Enter");
     }
     let c_one = names.iter().position(|n| n == "C-1").unwrap();
-    if features.has(Difference::KeysModifiedCharacters) {
-        assert_eq!(sent[c_one], b"1", "C- dropped");
-    } else {
-        assert_eq!(sent[c_one], b"");
-    }
+    // Nothing up to 3.6b; 3.7c drops the C- and writes 1.
+    let c_one_sent = sent[c_one].as_slice();
+    assert!(
+        c_one_sent.is_empty()
+            || (features.has(Difference::KeysModifiedCharacters) && c_one_sent == b"1"),
+        "C-1 wrote {c_one_sent:?}"
+    );
     let s_up = names.iter().position(|n| n == "S-Up").unwrap();
     assert_eq!(sent[s_up], b"\x1b[1;2A");
 }
