@@ -152,6 +152,10 @@ pub enum Difference {
     KeysModifiedCharacters,
 }
 
+/// A way to detect a [`Difference`] by trying it: the commands to send, in one input, and
+/// the reading of their replies (true: the server has it).
+pub type Probe = (Vec<Command>, fn(&[Reply]) -> bool);
+
 /// One row of [`DIFFERENCES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
@@ -246,7 +250,7 @@ impl Difference {
     /// owns), and how to read their replies (true: the server has this difference). `None`
     /// where no probe is needed: a development build, newer than the releases, is taken to
     /// have what the newest release has (the row holds when its range has no end).
-    pub fn probe(self, session: &str) -> Option<(Vec<Command>, fn(&[Reply]) -> bool)> {
+    pub fn probe(self, session: &str) -> Option<Probe> {
         Some(match self {
             // An unknown flag is refused before the buffer is looked up (`unknown flag -S`,
             // 3.2a: `unknown option -- S`); a tmux with -S answers `no buffer NAME`.
