@@ -7,7 +7,8 @@
 //! forking a `tmux` client per call (`forked`): a 200x24 screen capture, a capture with 10000
 //! history rows, `list-windows` with a dozen format fields, `send-keys` of a short line, and
 //! pastes of 1 MiB and 4 MiB until tmux holds (and has pasted) the buffer (forked:
-//! `load-buffer -` then `paste-buffer`). Results: docs/benchmarks.md.
+//! `load-buffer -` then `paste-buffer` with tmux-cc's flags for that version). Run it with each
+//! tmux first on PATH to compare versions. Results: docs/benchmarks.md.
 
 use std::io::Write;
 use std::process::{Command as Process, Stdio};
@@ -177,6 +178,7 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
+    let paste_flags = client.features().paste_flags();
     for (label, size) in [("1 MiB", 1usize << 20), ("4 MiB", 4 << 20)] {
         let data = payload(size);
         let mut g = c.benchmark_group(format!("paste {label}"));
@@ -195,19 +197,11 @@ fn benches(c: &mut Criterion) {
                     .unwrap();
                 load.stdin.take().unwrap().write_all(&data).unwrap();
                 assert!(load.wait().unwrap().success());
-                tmux(
-                    &socket,
-                    &[
-                        "paste-buffer",
-                        "-p",
-                        "-r",
-                        "-d",
-                        "-b",
-                        "forked",
-                        "-t",
-                        "=sink:",
-                    ],
-                );
+                // The same flags as tmux-cc's paste on this version (`-S` from 3.7).
+                let mut args = vec!["paste-buffer"];
+                args.extend(paste_flags);
+                args.extend(["-d", "-b", "forked", "-t", "=sink:"]);
+                tmux(&socket, &args);
             })
         });
         g.finish();

@@ -427,7 +427,8 @@ async fn kill_server_typed_in_a_terminal_is_a_death() {
         let c = f.controller.clone();
         async move { c.wait_server().await }
     });
-    t.send_text(text("main", "tmux kill-server", true)).await;
+    let kill = format!("{} kill-server", tmux_on_path().display());
+    t.send_text(text("main", &kill, true)).await;
     let exit = tokio::time::timeout(Duration::from_secs(30), waiting)
         .await
         .expect("the death is seen")
@@ -706,6 +707,9 @@ async fn twelve_thousand_keys_are_pressed_in_order() {
     let out = f.home.path().join("keys.txt");
     t.send_text(text("main", &format!("cat > {}", out.display()), true))
         .await;
+    // Not before cat has the terminal: keys that arrive while bash's line editor still has it
+    // are read without its CR-to-LF translation (ICRNL off), and cat would write CR.
+    f.wait_command("s", "main", "cat").await;
     let mut pressed = Vec::new();
     let mut expected = String::new();
     for line in 0..120 {

@@ -146,3 +146,40 @@ fn a_port_in_use_is_refused_saying_what_to_do() {
     let last = stderr.lines().last().unwrap().replace(&listen, "ADDR");
     insta::assert_snapshot!(last, @"ratd: can not listen on ADDR: Address already in use (os error 98); another program listens there (another ratd maybe: ss -ltnp shows which), or give --listen another port");
 }
+
+/// A tmux older than the oldest tmux-cc supports (3.2) is refused at startup, before anything
+/// listens: the message names the version found, the minimum, and where to get a newer one.
+/// The tmux first on PATH is a program answering `-V` as tmux 3.1c would.
+#[test]
+fn a_tmux_too_old_is_refused_naming_the_version_and_the_minimum() {
+    use std::os::unix::fs::PermissionsExt;
+    let tenant = unique_tenant();
+    let _guard = TmuxGuard {
+        socket: format!("rat-{tenant}"),
+    };
+    let bundle = Bundle::generate(&tenant, &["alice"]);
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("tmux");
+    std::fs::write(&fake, "#!/bin/sh\necho 'tmux 3.1c'\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = ratd()
+        .args([
+            "--bundle",
+            bundle.server_dir().to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .env("HOME", bundle.home())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let last = stderr.lines().last().unwrap().replace(&tenant, "TENANT");
+    insta::assert_snapshot!(last, @r#"ratd: the terminals of tenant TENANT can not start: tmux 3.1 is too old: tmux-cc needs tmux 3.2 or later (`tmux -V` said "tmux 3.1c"): install a newer tmux from your distribution, or build a release from https://github.com/tmux/tmux/releases"#);
+}

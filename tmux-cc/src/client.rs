@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::parse::{Event, Notification, ParseError, Parser, Reply};
 use crate::server::validate_socket_name;
 use crate::spawn::{DeathSignal, spawn};
+use crate::version::{DIFFERENCES, Features, TmuxVersion};
 
 /// How a control client is attached. [`ClientOptions::default`] gives the defaults.
 #[derive(Debug, Clone)]
@@ -244,6 +245,9 @@ struct Inner {
     end_rx: watch::Receiver<Option<ConnectionEnd>>,
     private_dir: PrivateDir,
     counter: AtomicU64,
+    /// The server's version (`#{version}`, asked once when connecting) and what it does
+    /// differently, set before `connect` returns.
+    server: OnceLock<(TmuxVersion, Features)>,
     /// Dropped with the last handle: the child's task then ends the process.
     _close: oneshot::Sender<()>,
 }
@@ -378,6 +382,7 @@ impl Client {
                 end_rx,
                 private_dir,
                 counter: AtomicU64::new(0),
+                server: OnceLock::new(),
                 _close: close_tx,
             }),
             timeout: options.command_timeout,
@@ -385,14 +390,68 @@ impl Client {
         // `=NAME:`, not `=NAME`: set-option resolves its -t as a pane, and tmux 3.3a answers
         // `no such session: =NAME` for the bare form.
         let target = format!("={}:", client.inner.service_session);
-        client
+        let replies = client
             .input_ok(&[
                 Command::new("set-option").args(["-t", &target, "destroy-unattached", "on"]),
                 Command::new("set-option").args(["-t", &target, "detach-on-destroy", "on"]),
+                Command::new("display-message").args(["-p", "#{version}"]),
             ])
             .await?;
+        let said = replies
+            .last()
+            .and_then(|lines| lines.first())
+            .map(|line| format!("tmux {}", String::from_utf8_lossy(line)))
+            .unwrap_or_default();
+        let version = TmuxVersion::parse(&said)?;
+        version.check_supported()?;
+        let features = match Features::of_release(&version) {
+            Some(features) => features,
+            None => client.probe_features().await?,
+        };
+        tracing::debug!(socket, version = %version, ?features, "tmux server version");
+        let _ = client.inner.server.set((version, features));
         tracing::debug!(socket, session = %client.inner.service_session, pid, "tmux control client attached");
         Ok(client)
+    }
+
+    /// What the server does differently, found by trying each row of
+    /// [`DIFFERENCES`](crate::DIFFERENCES) on it ([`Difference::probe`](crate::Difference),
+    /// on this client's service session) rather than from its version: what [`Client::connect`]
+    /// does for a development build, whose version string can not tell.
+    ///
+    /// # Errors
+    /// The connection's errors.
+    pub async fn probe_features(&self) -> Result<Features> {
+        let session = format!("={}:", self.inner.service_session);
+        let mut has = Vec::new();
+        for row in DIFFERENCES {
+            let holds = match row.difference.probe(&session) {
+                Some((commands, holds)) => holds(&self.input(&commands).await?),
+                None => row.versions.until.is_none(),
+            };
+            if holds {
+                has.push(row.difference);
+            }
+        }
+        Ok(Features::with(has))
+    }
+
+    /// The server's version, as its `#{version}` said when this client connected.
+    pub fn version(&self) -> &TmuxVersion {
+        &self.server().0
+    }
+
+    /// What the server does differently from other tmux versions (the rows of
+    /// [`DIFFERENCES`](crate::DIFFERENCES) that hold for it), which the operations handle.
+    pub fn features(&self) -> &Features {
+        &self.server().1
+    }
+
+    fn server(&self) -> &(TmuxVersion, Features) {
+        self.inner
+            .server
+            .get()
+            .expect("the server's version is read before connect returns")
     }
 
     /// A handle on the same connection whose commands time out after `timeout` instead.

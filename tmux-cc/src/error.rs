@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::client::ConnectionEnd;
 use crate::quote::QuoteError;
 use crate::server::ServerExit;
+use crate::version::TmuxVersion;
 
 /// Everything that can go wrong in tmux-cc. Messages name what failed and, where there is one,
 /// what to do about it.
@@ -13,13 +14,24 @@ use crate::server::ServerExit;
 #[non_exhaustive]
 pub enum Error {
     /// The tmux program could not be found (`ENOENT` when starting it).
-    #[error("tmux was not found (looked for {}): install tmux 3.3 or later", path.display())]
+    #[error(
+        "tmux was not found (looked for {}): install tmux {}.{} or later",
+        path.display(),
+        TmuxVersion::MIN.0,
+        TmuxVersion::MIN.1
+    )]
     TmuxMissing {
         /// The program that was looked for (`tmux` unless set in `ServerOptions::tmux`).
         path: PathBuf,
     },
-    /// `tmux -V` named a version older than 3.3, the oldest tmux-cc is tested against.
-    #[error("tmux {version} is too old: tmux-cc needs tmux 3.3 or later (`tmux -V` said {said:?})")]
+    /// The tmux version is older than [`TmuxVersion::MIN`], the oldest tmux-cc supports.
+    #[error(
+        "tmux {version} is too old: tmux-cc needs tmux {}.{} or later (`tmux -V` said {said:?}): \
+         install a newer tmux from your distribution, or build a release from \
+         https://github.com/tmux/tmux/releases",
+        TmuxVersion::MIN.0,
+        TmuxVersion::MIN.1
+    )]
     TmuxTooOld {
         /// The version as parsed, e.g. `3.2`.
         version: String,

@@ -54,4 +54,4 @@ pub use server::{
     ExitKind, Server, ServerExit, ServerOptions, StopReport, StopStep, tmux_version,
     validate_socket_name,
 };
-pub use version::TmuxVersion;
+pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

@@ -18,6 +18,7 @@ use crate::client::{Client, into_output};
 use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::parse::{PaneId, Reply, SessionId, WindowId};
+use crate::version::Difference;
 
 /// The size tmux-cc gives sessions and windows unless told otherwise: 200 columns.
 pub const DEFAULT_WIDTH: u32 = 200;
@@ -398,7 +399,8 @@ impl Client {
     // ---- sessions ----
 
     /// Creates a detached session: `new-session -d -P -F ... -x W -y H -s NAME [-n] [-c] [-e]
-    /// [-- COMMAND]`.
+    /// [-- COMMAND]` (on 3.2, after `refresh-client -C WxH` in the same input:
+    /// [`Difference::NewSessionSizeIgnored`]).
     ///
     /// # Errors
     /// [`Error::Command`] (e.g. `duplicate session: NAME`), and the connection's errors.
@@ -409,7 +411,16 @@ impl Client {
             .args(["-s", &new.name])
             .opt("-n", new.window_name.as_deref());
         let cmd = push_new_common(cmd, &new.start_directory, &new.environment, &new.command);
-        let line = one_line("new-session", self.run(&cmd).await?)?;
+        let output = if self.features().has(Difference::NewSessionSizeIgnored) {
+            // The size comes from this client's own: set it first, in the same input.
+            let size = format!("{}x{}", new.width, new.height);
+            let refresh = Command::new("refresh-client").args(["-C", &size]);
+            let mut replies = self.input_ok(&[refresh, cmd]).await?;
+            replies.pop().unwrap_or_default()
+        } else {
+            self.run(&cmd).await?
+        };
+        let line = one_line("new-session", output)?;
         let mut parts = line.split(' ');
         let mut next = |what| {
             parts.next().ok_or_else(|| Error::UnexpectedReply {
@@ -417,11 +428,12 @@ impl Client {
                 detail: format!("no {what} in {line:?}"),
             })
         };
-        Ok(SessionCreated {
+        let created = SessionCreated {
             session: field("new-session", "session_id", next("session_id")?)?,
             window: field("new-session", "window_id", next("window_id")?)?,
             pane: field("new-session", "pane_id", next("pane_id")?)?,
-        })
+        };
+        Ok(created)
     }
 
     /// Whether a session answers to `target` (`has-session -t TARGET`; use `=NAME` for an
@@ -508,9 +520,19 @@ impl Client {
         let lines = self
             .run(&Command::new("list-windows").args(["-t", target, "-F", &format]))
             .await?;
+        let features = self.features();
         lines
             .iter()
-            .map(|line| parse_window_line(line, user_options))
+            .map(|line| {
+                let mut info = parse_window_line(line, user_options)?;
+                for (_, value) in &mut info.user_options {
+                    *value = String::from_utf8_lossy(
+                        &features.option_value(std::mem::take(value).into_bytes()),
+                    )
+                    .into_owned();
+                }
+                Ok(info)
+            })
             .collect()
     }
 
@@ -647,11 +669,13 @@ impl Client {
 
     /// Pastes `data` into pane `target` as ONE unbroken input: the `before` commands (e.g.
     /// [`leave_modes`]) on lines of their own, then on ONE line `load-buffer -b NAME -- FILE ;
-    /// paste-buffer -p -r -d -b NAME -t TARGET ; AFTER...` (e.g. `send-keys Enter`). `-r` keeps
-    /// LF as LF, `-p` brackets the paste when the program asked for it (mode 2004), `-d` deletes
-    /// the buffer. The data goes through a private file removed before this returns, never a
-    /// command line. Empty `data` sends `before`, then `after` on one line. tmux 3.3a does not
-    /// sanitise pasted data: an `ESC[201~` inside ends the bracket early.
+    /// paste-buffer -p -r [-S] -d -b NAME -t TARGET ; AFTER...` (e.g. `send-keys Enter`). `-r`
+    /// keeps LF as LF, `-p` brackets the paste when the program asked for it (mode 2004), `-S`
+    /// (from tmux 3.7, [`Difference::PasteEscapes`](crate::Difference)) keeps tmux from escaping
+    /// the data, `-d` deletes the buffer. The data goes through a private file removed before
+    /// this returns, never a command line. Empty `data` sends `before`, then `after` on one
+    /// line. tmux 3.3a does not sanitise pasted data: an `ESC[201~` inside ends the bracket
+    /// early.
     ///
     /// The paste and the `after` commands are all or nothing from the first failure on (see
     /// [`Client::group`]): a paste that fails (its data did not load, the pane is gone) never
@@ -682,7 +706,9 @@ impl Client {
                     .arg(path.as_os_str().as_bytes()),
             );
             group.push(
-                Command::new("paste-buffer").args(["-p", "-r", "-d", "-b", &name, "-t", target]),
+                Command::new("paste-buffer")
+                    .args(self.features().paste_flags())
+                    .args(["-d", "-b", &name, "-t", target]),
             );
         }
         group.extend(after.iter().cloned());
@@ -787,7 +813,7 @@ impl Client {
         Ok(if lines.is_empty() {
             None
         } else {
-            Some(lines.join(&b'\n'))
+            Some(self.features().option_value(lines.join(&b'\n')))
         })
     }
 

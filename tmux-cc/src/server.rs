@@ -592,12 +592,7 @@ pub async fn tmux_version(tmux: &Path) -> Result<TmuxVersion> {
         .map_err(|e| Error::io("running tmux -V", e))?;
     let said = String::from_utf8_lossy(&output.stdout);
     let version = TmuxVersion::parse(&said)?;
-    if !version.is_supported() {
-        return Err(Error::TmuxTooOld {
-            version: format!("{}.{}", version.major, version.minor),
-            said: version.said,
-        });
-    }
+    version.check_supported()?;
     Ok(version)
 }
 

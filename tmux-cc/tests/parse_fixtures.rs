@@ -1,5 +1,6 @@
 //! The parser on byte transcripts recorded from a real tmux 3.3a (`tests/fixtures/record.sh`):
-//! every event of each transcript asserted exactly, fed whole and one byte at a time.
+//! every event of each transcript asserted exactly, fed whole and one byte at a time; and on
+//! those recorded with every other release of the version matrix, against their snapshots.
 
 use tmux_cc::parse::{
     Event, Notification as N, PaneId, ParseError, Parser, Reply, SessionId, WindowId,
@@ -380,5 +381,89 @@ fn transcripts_are_lf_terminated_without_cr() {
         let bytes = fixture(name);
         assert_eq!(bytes.last(), Some(&b'\n'), "{name} ends with LF");
         assert!(!bytes.contains(&b'\r'), "{name}: tmux 3.3a printed a CR");
+    }
+}
+
+// ---- The transcripts recorded with every other release of the version matrix
+// (`tests/fixtures/VERSION/`, each made by `record.sh` with that tmux first on PATH): each one
+// fed whole and in pieces gives the same events, without a parse error or an unknown
+// notification, and exactly the events of its snapshot (`tests/snapshots/`).
+
+const VERSIONS: [&str; 5] = ["3.2a", "3.4", "3.5a", "3.6b", "3.7c"];
+const TRANSCRIPTS: [&str; 5] = [
+    "attach_replies_exit.out",
+    "capture_guards_detached.out",
+    "notifications.out",
+    "output_bytes_server_exited.out",
+    "pause_subscriptions_killed.out",
+];
+
+/// One line per event: replies with their fields and body lines (lossy UTF-8), notifications
+/// as their Debug form with `%output` data as a byte string.
+fn render(items: &[Item]) -> String {
+    let mut out = String::new();
+    for item in items {
+        match item {
+            Ok(Event::Reply(r)) => {
+                out.push_str(&format!(
+                    "reply {} {} {} {}\n",
+                    r.time,
+                    r.number,
+                    r.flags,
+                    if r.success { "end" } else { "error" }
+                ));
+                for line in &r.lines {
+                    out.push_str(&format!("  | {}\n", String::from_utf8_lossy(line)));
+                }
+            }
+            Ok(Event::Notification(N::Output { pane, data })) => {
+                out.push_str(&format!(
+                    "output {pane} {:?}\n",
+                    data.escape_ascii().to_string()
+                ));
+            }
+            Ok(Event::Notification(n)) => out.push_str(&format!("{n:?}\n")),
+            Err(e) => out.push_str(&format!("PARSE ERROR {e}\n")),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_version_s_transcripts_parse_the_same_whole_and_in_pieces() {
+    for version in VERSIONS {
+        for name in TRANSCRIPTS {
+            let path = format!(
+                "{}/tests/fixtures/{version}/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+                panic!("reading {path}: {e} (record it: PATH=TMUX_BIN:$PATH sh tests/fixtures/record.sh tests/fixtures/{version})")
+            });
+            let whole = items(&bytes, bytes.len());
+            assert!(
+                whole.iter().all(|item| item.is_ok()),
+                "{version}/{name}: parse errors:\n{}",
+                render(&whole)
+            );
+            assert!(
+                !whole
+                    .iter()
+                    .any(|item| matches!(item, Ok(Event::Notification(N::Unknown { .. })))),
+                "{version}/{name}: a notification the parser does not know:\n{}",
+                render(&whole)
+            );
+            for chunk in [1, 2, 3, 7, 64] {
+                assert_eq!(
+                    items(&bytes, chunk),
+                    whole,
+                    "{version}/{name}, fed {chunk} bytes at a time"
+                );
+            }
+            insta::assert_snapshot!(
+                format!("{version}_{}", name.trim_end_matches(".out")),
+                render(&whole)
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use common::{Guard, socket_name};
-use tmux_cc::{Error, ExitKind, Server, ServerOptions, StopStep};
+use tmux_cc::{Error, ExitKind, Server, ServerOptions, StopStep, TmuxVersion};
 
 /// Where tmux puts its sockets: `$TMUX_TMPDIR/tmux-UID` (`/tmp` when unset).
 fn socket_dir() -> std::path::PathBuf {
@@ -124,21 +124,24 @@ async fn tmux_missing_is_its_own_error() {
     options.tmux = "/nonexistent/bin/tmux".into();
     let err = Server::start_with(options).await.unwrap_err();
     assert!(matches!(err, Error::TmuxMissing { .. }), "{err:?}");
-    insta::assert_snapshot!(err.to_string(), @"tmux was not found (looked for /nonexistent/bin/tmux): install tmux 3.3 or later");
+    insta::assert_snapshot!(err.to_string(), @"tmux was not found (looked for /nonexistent/bin/tmux): install tmux 3.2 or later");
 }
 
-/// A program answering `-V` as an old tmux would: only the version check runs it.
+/// A program answering `-V` as an old tmux would: only the version check runs it. 3.1 is
+/// the newest release older than [`TmuxVersion::MIN`] (3.2: 3.2a is the oldest release the
+/// version matrix runs).
 #[tokio::test]
-async fn tmux_older_than_3_3_is_refused() {
+async fn tmux_older_than_3_2_is_refused() {
+    assert_eq!(TmuxVersion::MIN, (3, 2));
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("tmux");
-    std::fs::write(&fake, "#!/bin/sh\necho 'tmux 3.2a'\n").unwrap();
+    std::fs::write(&fake, "#!/bin/sh\necho 'tmux 3.1c'\n").unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut options = ServerOptions::new(socket_name("old"));
     options.tmux = fake;
     let err = Server::start_with(options).await.unwrap_err();
     assert!(matches!(err, Error::TmuxTooOld { .. }), "{err:?}");
-    insta::assert_snapshot!(err.to_string(), @r#"tmux 3.2 is too old: tmux-cc needs tmux 3.3 or later (`tmux -V` said "tmux 3.2a")"#);
+    insta::assert_snapshot!(err.to_string(), @r#"tmux 3.1 is too old: tmux-cc needs tmux 3.2 or later (`tmux -V` said "tmux 3.1c"): install a newer tmux from your distribution, or build a release from https://github.com/tmux/tmux/releases"#);
 }
 
 #[tokio::test]

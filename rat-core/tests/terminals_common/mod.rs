@@ -231,6 +231,20 @@ pub fn redact_times(text: &str) -> String {
     out
 }
 
+/// The tmux first on this process's PATH: the one the tests' servers run. A terminal types
+/// it by its path, since a login shell's PATH (set again by /etc/profile) may find another
+/// tmux first, whose client a server of another version refuses (the version matrix runs
+/// every release this way).
+pub fn tmux_on_path() -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("tmux"))
+                .find(|tmux| tmux.is_file())
+        })
+        .expect("tmux on PATH")
+}
+
 pub fn path_of(p: &Path) -> PathBuf {
     p.to_path_buf()
 }
