@@ -417,9 +417,8 @@ async fn a_paste_arrives_byte_for_byte_and_leaves_no_trace() {
     check_window_size(&env).await;
 }
 
-#[tokio::test]
-async fn a_paste_then_enter_runs_at_a_prompt() {
-    let env = env("enter").await;
+/// Session `b`: a bash without startup files, prompt `$ `, at its prompt.
+async fn bash_at_its_prompt(env: &Env) {
     let mut new = NewSession::new("b");
     new.command = vec![
         b"bash".to_vec(),
@@ -432,6 +431,12 @@ async fn a_paste_then_enter_runs_at_a_prompt() {
         s.starts_with('$')
     })
     .await;
+}
+
+#[tokio::test]
+async fn a_paste_then_enter_runs_at_a_prompt() {
+    let env = env("enter").await;
+    bash_at_its_prompt(&env).await;
     env.client
         .paste(
             "=b:",
@@ -478,18 +483,7 @@ async fn a_paste_cut_short_by_a_stopped_tmux_never_presses_its_keys_alone() {
     // up meanwhile (its file removed) must not press the Enter after it, which would run what
     // was typed on the line before. Repeated: the stop can land anywhere in the input.
     let env = env("frozen").await;
-    let mut new = NewSession::new("b");
-    new.command = vec![
-        b"bash".to_vec(),
-        b"--norc".to_vec(),
-        b"--noprofile".to_vec(),
-    ];
-    new.environment = vec![("PS1".into(), b"$ ".to_vec())];
-    env.client.new_session(&new).await.unwrap();
-    wait_capture(&env.client, "=b:", &Capture::default(), |s| {
-        s.starts_with('$')
-    })
-    .await;
+    bash_at_its_prompt(&env).await;
     let pid = nix::unistd::Pid::from_raw(env.server.pid() as i32);
     let quick = env.client.with_timeout(Duration::from_millis(300));
     for round in 0..5 {
