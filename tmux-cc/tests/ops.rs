@@ -546,7 +546,7 @@ async fn a_group_stops_at_its_first_failure() {
         .client
         .group(&[
             Command::new("display-message").args(["-p", "one"]),
-            Command::new("display-message").args(["-p", "-t", "=nosuch", "two"]),
+            Command::new("has-session").args(["-t", "=nosuch"]),
             Command::new("set-option").args(["-g", "@ran", "yes"]),
         ])
         .await
