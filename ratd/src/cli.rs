@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub bundle: PathBuf,
 
-    /// Where to listen: HOST:PORT, [IPV6]:PORT, or :PORT for every interface (IPv6 and IPv4
+    /// Where to listen: HOST:PORT, `[IPV6]:PORT`, or :PORT for every interface (IPv6 and IPv4
     /// together, IPv4 alone where IPv6 is disabled). Mutual TLS guards every address.
     #[arg(long, value_name = "ADDRESS", default_value = ":7281", value_parser = parse_listen)]
     pub listen: Listen,

@@ -5,7 +5,7 @@
 //! Shape of a connection: TCP accept, then the TLS handshake with the bundle's rustls
 //! configuration (TLS 1.3, a client certificate of the bundle's CA required, ALPN http/1.1),
 //! bounded by [`READ_HEADER_TIMEOUT`]; the client name is read from the verified certificate;
-//! then hyper serves HTTP/1.1 on the connection, each request going to [`route`]. A client
+//! then hyper serves HTTP/1.1 on the connection, each request going to `route`. A client
 //! without a certificate of the bundle never gets past the handshake: no handler runs for it.
 //! Its connection gets the alert, a FIN, and is read until the client closes it (at most
 //! [`REFUSAL_LINGER`]), so that no TCP reset destroys the alert before the client reads it.
@@ -16,7 +16,7 @@
 //! [`IDLE_TIMEOUT`], and nothing bounds reading a body or writing a response (a 4 MiB request
 //! on a slow link must not be cut). hyper's own header timeout starts as soon as a kept-alive
 //! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and
-//! [`Activity`] keeps the deadlines instead.
+//! `Activity` keeps the deadlines instead.
 
 use std::convert::Infallible;
 use std::io;
@@ -305,7 +305,7 @@ fn handshake_error(error: &io::Error) -> String {
 }
 
 /// How long a refused connection is kept open after its alert, for the client to read it
-/// (see [`linger_after_refusal`]).
+/// (see `linger_after_refusal`).
 pub const REFUSAL_LINGER: Duration = Duration::from_secs(5);
 
 /// After a refused handshake, whose alert rustls has written: closes the writing side (the

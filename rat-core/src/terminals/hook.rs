@@ -108,7 +108,7 @@ fi
 "#;
 
 /// The start-up file of the terminals for the hook directory `dir` (see the module's doc for
-/// what it does, and [`HookDir`] for what the directory holds). Public for the benchmarks,
+/// what it does, and `HookDir` for what the directory holds). Public for the benchmarks,
 /// which time the hook alone.
 pub fn rc(dir: &Path) -> String {
     RC.replace("@DIR@", &shell_quote(&dir.to_string_lossy()))

@@ -214,7 +214,7 @@ const CLIENT_GONE: &[&str] = &[
     "response error",
 ];
 
-/// Leaves out rmcp's [`CLIENT_GONE`] errors, by their message (rmcp gives them no target or
+/// Leaves out rmcp's `CLIENT_GONE` errors, by their message (rmcp gives them no target or
 /// field of their own); everything else passes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ClientGone;
