@@ -149,7 +149,7 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
     let seed: u64 = std::env::var("RAT_MODEL_SEED")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(0x5eed_0f_7a7);
+        .unwrap_or(0x0005_eed0_f7a7);
     let f = start(Home {
         profile: "__tn='\\#'\n\
                   __truth() { printf '%s %s\\n' \"${__tn@P}\" \"$*\" >> ~/truth; }\n\
