@@ -113,6 +113,13 @@ async fn commands_and_directories_are_listed_whole_whatever_they_hold() {
         f.redact(&again.text),
         "Window w0 already exists, not created: it runs my prog|x in ~/a dir|b."
     );
+    // A program whose name tmux 3.7 will not show (it holds a tab) still runs: never bash at
+    // its prompt.
+    let waited = t.wait_window(wait("w3", 1), CancellationToken::new()).await;
+    assert_eq!(
+        f.redact(&waited.text),
+        r"w3: still running, Ns since your last input, tab\tprog x in the foreground."
+    );
     for name in &names {
         t.send_keys(keys(name, &["C-c"])).await;
     }

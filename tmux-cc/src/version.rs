@@ -150,6 +150,12 @@ pub enum Difference {
     /// older versions type as text or drop (3.7 also writes `1` for `C-1`).
     /// Nothing to handle, as [`Difference::KeysCtrlTab`].
     KeysModifiedCharacters,
+    /// The name tmux makes of a command (`#{pane_current_command}`, an automatic window name)
+    /// is passed through vis(3): a backslash is doubled, and a name holding a control
+    /// character, or bytes that are not UTF-8, is empty. tmux-cc gives the name this server
+    /// shows for a command line's first word ([`Features::command_name`]), so a caller can
+    /// tell tmux's name of a process from another process's.
+    NamesCleaned,
 }
 
 /// A way to detect a [`Difference`] by trying it: the commands to send, in one input, and
@@ -234,6 +240,18 @@ pub const DIFFERENCES: &[Row] = &[
                 are pressed by 3.5a and 3.6b, 516 by 3.7c (on printable characters, and on \
                 Space, Enter, Tab, BTab, BSpace and Escape), none by 3.4",
     },
+    Row {
+        difference: Difference::NamesCleaned,
+        versions: Versions {
+            from: (3, 7),
+            until: None,
+        },
+        found: "the matrix: rat-core's terminals_exact failed on 3.7c only; tmux 3.7c's names.c \
+                ends parse_window_name with clean_name (tmux.c: utf8_isvalid refuses a byte \
+                under 0x20 or over 0x7e outside UTF-8, then utf8_stravis with VIS_OCTAL, \
+                VIS_CSTYLE, VIS_TAB, VIS_NL); measured: a program run as `./back\\slash p` shows \
+                as `./back\\\\slash`, one run as `./$'tab\\tprog'` as an empty name, on 3.7c only",
+    },
 ];
 
 impl Difference {
@@ -272,6 +290,7 @@ impl Difference {
             ),
             Difference::NewSessionSizeIgnored
             | Difference::JoinedCapturePadded
+            | Difference::NamesCleaned
             | Difference::KeysCtrlTab
             | Difference::KeysModifiedCharacters => return None,
             Difference::OptionDollarEscaped => (
@@ -331,6 +350,29 @@ impl Features {
             &["-p", "-r", "-S"]
         } else {
             &["-p", "-r"]
+        }
+    }
+
+    /// The name this server gives a command whose first word (as tmux cuts it: at the first
+    /// space, trailing non-ASCII removed, the last component of an absolute path) is `name`:
+    /// `name` itself, or on a server with [`Difference::NamesCleaned`] its backslashes doubled
+    /// and empty when it holds a control character or is not UTF-8.
+    pub fn command_name(&self, name: &[u8]) -> Vec<u8> {
+        if !self.has(Difference::NamesCleaned) {
+            return name.to_vec();
+        }
+        match std::str::from_utf8(name) {
+            Ok(text) if !text.chars().any(char::is_control) => {
+                let mut out = Vec::with_capacity(name.len());
+                for &b in name {
+                    if b == b'\\' {
+                        out.push(b'\\');
+                    }
+                    out.push(b);
+                }
+                out
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -507,5 +549,24 @@ mod tests {
             assert_eq!(release("tmux 3.5a").option_value(value.to_vec()), value);
         }
         assert_eq!(escape_like_3_4(b"x\\$y $z $$ $"), b"x\\\\$y \\$z $$ $");
+    }
+    #[test]
+    fn command_names_as_each_version_shows_them() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b"vim", b"vim"),
+            (b"../back\\slash", b"../back\\\\slash"),
+            (b"tab\tprog", b""),
+            (b"ctl\x01", b""),
+            (b"del\x7f", b""),
+            (b"caf\xe9", b""),
+            (
+                "\u{e9}t\u{e9} \u{2713}".as_bytes(),
+                "\u{e9}t\u{e9} \u{2713}".as_bytes(),
+            ),
+        ];
+        for (name, on_3_7) in cases {
+            assert_eq!(release("tmux 3.7c").command_name(name), on_3_7, "{name:?}");
+            assert_eq!(release("tmux 3.6b").command_name(name), name, "{name:?}");
+        }
     }
 }

@@ -688,6 +688,11 @@ impl Inner {
         self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// What the connected tmux server does differently from other versions (tmux-cc's table).
+    pub(crate) fn features(&self) -> tmux_cc::Features {
+        self.live_any().client.features().clone()
+    }
+
     /// The control connection, unless the terminals restart. A control connection that ended
     /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
     /// would notice it, as the server did not die.

@@ -4,7 +4,9 @@
 //! tmux names a pane's command from the first word of the foreground process group leader's
 //! `argv[0]` (names.c, `parse_window_name`): the name is cut at its first space and at a double
 //! quote, loses its trailing non-ASCII characters, and a relative path stays as typed, so a
-//! program `~/my prog|x` run as `"../my prog|x"` shows as `../my`, and `café` as `caf`. Where tmux's name is such a cut, the process's own name is told instead:
+//! program `~/my prog|x` run as `"../my prog|x"` shows as `../my`, and `café` as `caf`; from tmux 3.7 the name is also escaped (a backslash doubled, a name
+//! holding a control character empty: tmux-cc's `Difference::NamesCleaned`). Where tmux's name
+//! is such a cut, the process's own name is told instead:
 //! the last component of its `argv[0]`, or the kernel's name of it (`comm`) when `argv[0]` was
 //! set to something else. Directories are read from the same process (`/proc/PID/cwd`, then the
 //! pane's shell, as tmux does) and shown with their control characters escaped (`\x01`, `\t`):
@@ -12,6 +14,8 @@
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+
+use tmux_cc::Features;
 
 use super::window::WindowInfo;
 
@@ -130,15 +134,16 @@ fn last_component(path: &[u8]) -> &[u8] {
 }
 
 /// The exact name of the foreground command of the pane whose shell is `pane_pid`, when the
-/// name tmux gave (`shown`, its `pane_current_command`) is a cut of it; `None` when tmux's is
-/// whole, or when the process is not the one tmux described (it changed meanwhile, or ended).
-pub(crate) fn exact_command(pane_pid: u32, shown: &str) -> Option<String> {
+/// name tmux gave (`shown`, its `pane_current_command`) is a cut of it, or escaped (from tmux
+/// 3.7: `features`); `None` when tmux's is whole, or when the process is not the one tmux
+/// described (it changed meanwhile, or ended).
+pub(crate) fn exact_command(pane_pid: u32, shown: &str, features: &Features) -> Option<String> {
     let group = foreground_group(pane_pid)?;
     let cmdline = std::fs::read(format!("/proc/{group}/cmdline")).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
-    let tmux = tmux_name(argv0);
+    let tmux = features.command_name(tmux_name(argv0));
     // The same process as tmux's, or tmux's name stays.
-    if String::from_utf8_lossy(tmux) != shown {
+    if String::from_utf8_lossy(&tmux) != shown {
         return None;
     }
     if uncut_name(argv0) == tmux {
@@ -168,11 +173,11 @@ pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {
 
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
 /// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
-pub(crate) fn exact(mut w: WindowInfo) -> WindowInfo {
+pub(crate) fn exact(mut w: WindowInfo, features: &Features) -> WindowInfo {
     if w.pane_pid == 0 || w.path.is_empty() {
         return w;
     }
-    if let Some(command) = exact_command(w.pane_pid, &w.command) {
+    if let Some(command) = exact_command(w.pane_pid, &w.command, features) {
         w.command = command;
     }
     if let Some(path) = exact_path(w.pane_pid) {

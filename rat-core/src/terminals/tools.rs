@@ -151,7 +151,11 @@ impl Terminals {
                 })?
             }
         };
-        let windows: Vec<WindowInfo> = windows.into_iter().map(foreground::exact).collect();
+        let features = inner.features();
+        let windows: Vec<WindowInfo> = windows
+            .into_iter()
+            .map(|w| foreground::exact(w, &features))
+            .collect();
         let now = unix_now();
         let mut text = String::new();
         if let Some(origin) = created {
@@ -198,7 +202,7 @@ impl Terminals {
             }
         };
         if let Some(w) = windows.into_iter().find(|w| w.name == name) {
-            let w = foreground::exact(w);
+            let w = foreground::exact(w, &inner.features());
             return Ok(ToolResult::message(format!(
                 "Window {name} already exists, not created: it runs {} in {}.",
                 w.command, w.path
@@ -826,7 +830,7 @@ impl Terminals {
             return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
-        let w = foreground::exact(w);
+        let w = foreground::exact(w, &self.inner().features());
         let text = running_text(window, &w, now_f64(), waited);
         Ok(if w.prompt.is_none() {
             ToolResult::message(text)

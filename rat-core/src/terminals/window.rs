@@ -68,7 +68,8 @@ impl WindowInfo {
     /// tell its command nor directory yet: tmux started bash there, in the home directory
     /// (`home`). Until bash is executed, the pane runs tmux's own child, forked to start it,
     /// named `tmux`: with no prompt recorded ever and no input sent, that is bash starting,
-    /// not a tmux typed there. Its directory may still be the server's: the home is told.
+    /// not a tmux typed there (likewise a pane with no name yet). Its directory may still be
+    /// the server's: the home is told.
     pub(crate) fn fill(&mut self, prompts: &Prompts, home: &str) {
         let state = prompts.pane(self.pane);
         self.input = match state.finished_prompt() {
@@ -76,11 +77,15 @@ impl WindowInfo {
             None => state.input_time,
         };
         self.prompt = state.prompt;
-        let starting = self.command == "tmux" && self.prompt.is_none() && state.started == 0;
+        let before_bash = self.prompt.is_none() && state.started == 0;
+        let starting = self.command == "tmux" && before_bash;
         if starting {
             self.path = String::new();
         }
-        if self.command.is_empty() || starting {
+        // An empty name is bash starting only before its first prompt: later it is a program
+        // whose name tmux 3.7 will not show (a control character, not UTF-8), which
+        // `foreground::exact` names from /proc, and never bash back at its prompt.
+        if (self.command.is_empty() && before_bash) || starting {
             self.command = "bash".to_string();
         }
         if self.path.is_empty() {
