@@ -1081,3 +1081,51 @@ async fn a_session_created_again_tells_why() {
     );
     again.stop().await.unwrap();
 }
+
+/// A paste sent as soon as a wait says bash is at its prompt reaches bash's line editor, not
+/// the terminal's line discipline (which keeps 4095 bytes of a line and echoes the paste's
+/// marks): a line of 5000 characters runs whole, in a new window and right after a command,
+/// every time (repeated: what it depends on is a race with bash). The startup file adds a
+/// PROMPT_COMMAND entry that forks, as direnv's and pyenv's do: it runs after rat's hook and
+/// before bash reads, which makes the gap tens of milliseconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
+    let f = start(Home {
+        profile: "PROMPT_COMMAND='/bin/sleep 0.05'",
+        ..Home::default()
+    })
+    .await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let line = format!("echo {} | wc -c", "z".repeat(5000));
+    for round in 0..10 {
+        let name = format!("w{round}");
+        let created = t.create_window(CreateWindow { name: name.clone() }).await;
+        assert_eq!(created.outcome, Outcome::Ok, "{}", created.text);
+        let ready = t.wait_window(wait(&name, 20), CancellationToken::new()).await;
+        assert_eq!(
+            f.redact(&ready.text),
+            format!("{name}: bash is at its prompt (Ns ago), ready for input.")
+        );
+        for _ in 0..2 {
+            let sent = t.send_text(text(&name, &line, true)).await;
+            assert_eq!(
+                sent.text,
+                format!("Pasted 5013 characters into {name}, then pressed Enter.")
+            );
+            let done = t.wait_window(wait(&name, 20), CancellationToken::new()).await;
+            assert_eq!(
+                f.redact(&done.text),
+                format!("{name}: the command finished Ns ago, exit status 0."),
+                "round {round}"
+            );
+        }
+        let screen = t.read_window(read(&name, 100)).await;
+        let rows: Vec<&str> = screen.text.lines().filter(|l| *l == "5001").collect();
+        assert_eq!(rows, ["5001", "5001"], "round {round}: {}", screen.text);
+        assert!(!screen.text.contains("[200~"), "round {round}: {}", screen.text);
+        let closed = t.close_window(CloseWindow { name: name.clone() }).await;
+        assert_eq!(closed.outcome, Outcome::Ok, "{}", closed.text);
+    }
+}

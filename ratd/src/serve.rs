@@ -227,6 +227,31 @@ async fn serve_connection(
         addr,
     };
     let activity = Arc::new(Activity::new());
+    // A connection that sent nothing yet holds no HTTP buffers: hyper's (8 KiB to read, its
+    // write buffer) are made once the first request's bytes arrive, so that thousands of idle
+    // connections cost their TLS state only (docs/benchmarks.md, the door). Bytes rustls read
+    // with the handshake are already there: no waiting then.
+    let mut tls = tls;
+    let buffered = tls
+        .get_mut()
+        .1
+        .process_new_packets()
+        .map_or(true, |state| state.plaintext_bytes_to_read() > 0);
+    if !buffered {
+        tokio::select! {
+            ready = tls.get_ref().0.readable() => {
+                if ready.is_err() {
+                    return;
+                }
+            }
+            () = activity.expired() => {
+                tracing::debug!(%addr, "connection closed: nothing sent after the handshake");
+                return;
+            }
+            () = stop.cancelled() => return,
+            () = hard_stop.cancelled() => return,
+        }
+    }
     let io = TokioIo::new(ActivityIo {
         inner: tls,
         activity: activity.clone(),

@@ -161,6 +161,28 @@ pub(crate) fn exact_command(pane_pid: u32, shown: &str, features: &Features) -> 
     (!name.is_empty()).then(|| escape(name))
 }
 
+/// Whether the terminal of the pane whose shell is `pane_pid` is read a key at a time
+/// (canonical mode off: bash's line editor, or a full-screen program, is reading it); `None`
+/// when it can not be told (the shell ended, its input is not a terminal).
+pub(crate) fn reads_keys(pane_pid: u32) -> Option<bool> {
+    use nix::fcntl::{OFlag, open};
+    use nix::sys::stat::Mode;
+    use nix::sys::termios::{LocalFlags, tcgetattr};
+    let tty = std::fs::read_link(format!("/proc/{pane_pid}/fd/0")).ok()?;
+    if !tty.starts_with("/dev/") {
+        return None;
+    }
+    // Opened only to read its settings: never as a controlling terminal, never blocking.
+    let fd = open(
+        &tty,
+        OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let settings = tcgetattr(&fd).ok()?;
+    Some(!settings.local_flags.contains(LocalFlags::ICANON))
+}
+
 /// The working directory of the pane's foreground process (`/proc/PID/cwd`, then the pane's
 /// shell's, as tmux reads it), escaped; `None` when neither can be read.
 pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {

@@ -329,7 +329,7 @@ impl Terminals {
 
     /// The pane an input to `window` goes to (its active pane), or why there is none: the
     /// session missing (created now, nothing sent) or the window.
-    async fn input_pane(&self, window: &str) -> Result<Result<u32, Missing>, Fail> {
+    async fn input_pane(&self, window: &str) -> Result<Result<WindowInfo, Missing>, Fail> {
         let inner = self.inner();
         match inner.list_windows(&self.session).await? {
             None => {
@@ -339,21 +339,26 @@ impl Terminals {
             Some(windows) => Ok(windows
                 .iter()
                 .find(|w| w.name == window)
-                .map(|w| w.pane)
+                .cloned()
                 .ok_or(Missing::Window)),
         }
     }
 
     /// Numbers an input to `window` for the prompt hook, before it is written (see
     /// [`super::prompts`]); or the result telling why nothing can be sent.
-    async fn start_input(&self, window: &str) -> Result<InputTurn, ToolResult> {
-        let pane = match self.input_pane(window).await {
-            Ok(Ok(pane)) => pane,
+    async fn start_input(&self, window: &str, paste: bool) -> Result<InputTurn, ToolResult> {
+        let w = match self.input_pane(window).await {
+            Ok(Ok(w)) => w,
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
             Err(fail) => return Err(fail.result()),
         };
+        // The hook told a prompt for the last input: bash is on its way to read the next line
+        // (the rest of PROMPT_COMMAND, which may run a program, first).
+        if paste && w.input.is_none() && w.prompt.is_some() {
+            until_readline_reads(&w).await;
+        }
         let prompts = self.inner().live_any().prompts;
-        prompts.start_input(pane).await.map_err(|e| {
+        prompts.start_input(w.pane).await.map_err(|e| {
             Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
         })
     }
@@ -449,7 +454,7 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let turn = match self.start_input(window).await {
+        let turn = match self.start_input(window, true).await {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
@@ -529,7 +534,7 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let turn = match self.start_input(window).await {
+        let turn = match self.start_input(window, false).await {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
@@ -847,6 +852,23 @@ impl Terminals {
 
 /// The seconds since `time` (whole seconds, truncated by bash's clock), rounded to the nearest:
 /// the moment lies in `[time, time + 1)`, its middle is taken.
+/// The longest a paste waits for bash's line editor after its prompt hook ran: the other
+/// `PROMPT_COMMAND` entries (direnv's, pyenv's, which fork) run in between.
+const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Waits until bash at its prompt reads its terminal with its line editor (canonical mode off),
+/// [`READLINE_WAIT`] at most. rat's hook records a prompt from `PROMPT_COMMAND`, before bash
+/// prints the prompt and starts reading: a paste arriving in between meets the terminal's own
+/// line discipline, which echoes the bracketed-paste marks and keeps at most 4095 bytes of a
+/// line (docs/design/prompts.md, "Before readline reads"). A bash that never leaves canonical
+/// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before.
+async fn until_readline_reads(w: &WindowInfo) {
+    let started = std::time::Instant::now();
+    while foreground::reads_keys(w.pane_pid) == Some(false) && started.elapsed() < READLINE_WAIT {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
+
 fn age_of(time: i64) -> i64 {
     (now_f64() - time as f64 - 0.5).round().max(0.0) as i64
 }
