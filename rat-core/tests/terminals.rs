@@ -1103,7 +1103,9 @@ async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
         let name = format!("w{round}");
         let created = t.create_window(CreateWindow { name: name.clone() }).await;
         assert_eq!(created.outcome, Outcome::Ok, "{}", created.text);
-        let ready = t.wait_window(wait(&name, 20), CancellationToken::new()).await;
+        let ready = t
+            .wait_window(wait(&name, 20), CancellationToken::new())
+            .await;
         assert_eq!(
             f.redact(&ready.text),
             format!("{name}: bash is at its prompt (Ns ago), ready for input.")
@@ -1114,7 +1116,9 @@ async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
                 sent.text,
                 format!("Pasted 5013 characters into {name}, then pressed Enter.")
             );
-            let done = t.wait_window(wait(&name, 20), CancellationToken::new()).await;
+            let done = t
+                .wait_window(wait(&name, 20), CancellationToken::new())
+                .await;
             assert_eq!(
                 f.redact(&done.text),
                 format!("{name}: the command finished Ns ago, exit status 0."),
@@ -1124,7 +1128,11 @@ async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
         let screen = t.read_window(read(&name, 100)).await;
         let rows: Vec<&str> = screen.text.lines().filter(|l| *l == "5001").collect();
         assert_eq!(rows, ["5001", "5001"], "round {round}: {}", screen.text);
-        assert!(!screen.text.contains("[200~"), "round {round}: {}", screen.text);
+        assert!(
+            !screen.text.contains("[200~"),
+            "round {round}: {}",
+            screen.text
+        );
         let closed = t.close_window(CloseWindow { name: name.clone() }).await;
         assert_eq!(closed.outcome, Outcome::Ok, "{}", closed.text);
     }
