@@ -166,7 +166,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     let still = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &still), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (it comes back after the next command): read_window shows which.");
+    insta::assert_snapshot!(shown(&f, &still), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.");
     let enter = t.send_text(text("main", "", true)).await;
     insta::assert_snapshot!(shown(&f, &enter), @"(ok) Pressed Enter in main.");
     f.ready("s", "main").await;
@@ -830,7 +830,7 @@ async fn unset_prompt_command_typed_in_a_terminal_is_healed_at_the_next_command(
     let waited = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (it comes back after the next command): read_window shows which.");
+    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.");
     // The next command puts rat's entry back (PS0), and its prompt is recorded.
     let done = f.run("s", "main", "(exit 6)").await;
     insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 6.");

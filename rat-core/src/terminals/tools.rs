@@ -915,7 +915,8 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) 
             "{window}: nothing finished since your last input, {} ago: bash has shown no prompt \
              since. A bash script or builtin may still be running (a script shows as bash), a \
              text may wait on the command line (sent without Enter), or rat's hook was taken out \
-             of PROMPT_COMMAND in this terminal (it comes back after the next command): \
+             of PROMPT_COMMAND in this terminal (unset, it comes back after the next \
+             command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): \
              read_window shows which.",
             since(time)
         );
