@@ -1137,3 +1137,31 @@ async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
         assert_eq!(closed.outcome, Outcome::Ok, "{}", closed.text);
     }
 }
+
+/// A pipeline whose first process ended while its last runs: tmux names the foreground by the
+/// group's leader and, finding it gone, names bash; rat names the program still running, so a
+/// pager behind a pipe is a full-screen program (not one that ended), and a wait names what
+/// runs (not "a bash script or builtin").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipeline_whose_first_process_ended_is_named_by_what_still_runs() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "seq 1 1000 | less", true)).await;
+    let screen = f
+        .read_until("s", "main", 0, |s| s.lines().nth(1) == Some("1"))
+        .await;
+    assert_eq!(
+        screen.text.lines().next(),
+        Some("[full-screen program, cursor at row 24, column 2]")
+    );
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: less in ~, active Ns ago, full-screen program");
+    t.send_keys(keys("main", &["q"])).await;
+    f.ready("s", "main").await;
+    t.send_text(text("main", "true | sleep 30", true)).await;
+    let waited = t
+        .wait_window(wait("main", 1), CancellationToken::new())
+        .await;
+    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: still running, Ns since your last input, sleep in the foreground.");
+    t.send_keys(keys("main", &["C-c"])).await;
+}

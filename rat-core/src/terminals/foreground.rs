@@ -10,7 +10,9 @@
 //! the last component of its `argv[0]`, or the kernel's name of it (`comm`) when `argv[0]` was
 //! set to something else. Directories are read from the same process (`/proc/PID/cwd`, then the
 //! pane's shell, as tmux does) and shown with their control characters escaped (`\x01`, `\t`):
-//! a path never loses a character, so it never names another directory.
+//! a path never loses a character, so it never names another directory. A job whose group
+//! leader ended while the rest runs (`seq 1 1000 | less`) is named by tmux as bash, the pane's
+//! shell: it is named here by its last live process (`job_without_leader`).
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -28,6 +30,8 @@ pub(crate) struct Stat {
     pub state: u8,
     /// Its parent.
     pub ppid: u32,
+    /// Its process group (a pipeline's processes share one, led by its first).
+    pub pgrp: u32,
     /// Its session: the pid of the session leader (a pane's shell leads the pane's).
     pub session: u32,
     /// The foreground process group of its controlling terminal, if it has one.
@@ -55,6 +59,7 @@ pub(crate) fn parse_stat(stat: &[u8]) -> Option<Stat> {
         comm,
         state: *fields.first()?.first()?,
         ppid: u32::try_from(number(1)?).ok()?,
+        pgrp: u32::try_from(number(2)?).ok()?,
         session: u32::try_from(number(3)?).ok()?,
         tpgid: u32::try_from(number(5)?).ok().filter(|&p| p > 0),
         start: u64::try_from(number(19)?).ok()?,
@@ -193,11 +198,48 @@ pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {
     Some(escape(path.as_os_str().as_bytes()))
 }
 
+/// The name of a program in the foreground of the pane whose shell is `pane_pid` when tmux
+/// names bash: a job whose group leader ended while the rest of it runs (`seq 1 1000 | less`
+/// once `seq` is done, `true | sleep 5`). tmux names the foreground by its group's leader and,
+/// finding none, names the pane's shell. `None` when bash is in the foreground (it leads its
+/// own group) or no process of the group is left.
+pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
+    let group = foreground_group(pane_pid)?;
+    // bash leads its own group; a live leader is the one tmux named.
+    if group == pane_pid || stat(group).is_some_and(|leader| leader.state != b'Z') {
+        return None;
+    }
+    // The last live process of the group: a pipeline's processes start left to right, and
+    // its last one is what shows on the terminal.
+    let mut members: Vec<u32> = std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| stat(pid).is_some_and(|s| s.pgrp == group && s.state != b'Z'))
+        .collect();
+    members.sort_unstable();
+    let pid = *members.last()?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    let comm = stat(pid)?.comm;
+    let base = last_component(uncut_name(argv0));
+    let name = if !comm.is_empty() && base.starts_with(&comm) {
+        base
+    } else {
+        &comm[..]
+    };
+    (!name.is_empty()).then(|| escape(name))
+}
+
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
 /// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
 pub(crate) fn exact(mut w: WindowInfo, features: &Features) -> WindowInfo {
     if w.pane_pid == 0 || w.path.is_empty() {
         return w;
+    }
+    if w.command == "bash"
+        && let Some(command) = job_without_leader(w.pane_pid)
+    {
+        w.command = command;
     }
     if let Some(command) = exact_command(w.pane_pid, &w.command, features) {
         w.command = command;
@@ -268,6 +310,7 @@ mod tests {
                 comm: b"my (odd) prog".to_vec(),
                 state: b'S',
                 ppid: 10,
+                pgrp: 4242,
                 session: 4242,
                 tpgid: Some(4300),
                 start: 987654,

@@ -598,7 +598,8 @@ impl Terminals {
                     "-t",
                     &target,
                     "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y} \
-                     #{pane_width} #{pane_height} #{==:#{pane_current_command},bash}",
+                     #{pane_width} #{pane_height} #{==:#{pane_current_command},bash} \
+                     #{pane_pid}",
                 ]),
                 Command::new("capture-pane").args(["-p", "-t", &target]),
                 joined.args(["-t", &target]),
@@ -611,7 +612,18 @@ impl Terminals {
         }
         let state = lines(&replies[0]).join(" ");
         let numbers: Vec<i64> = state.split(' ').filter_map(|n| n.parse().ok()).collect();
-        let [alternate, history, cursor_flag, x, y, width, height, bash] = numbers[..] else {
+        let [
+            alternate,
+            history,
+            cursor_flag,
+            x,
+            y,
+            width,
+            height,
+            bash,
+            pane_pid,
+        ] = numbers[..]
+        else {
             return Err(Fail::Internal(format!("unexpected window state {state:?}")));
         };
         let alternate = alternate == 1;
@@ -630,7 +642,13 @@ impl Terminals {
         };
         Ok(Some(Capture {
             alternate,
-            left_on: alternate && bash == 1,
+            // tmux names bash when a job's leader ended while the rest of it runs (a pager
+            // behind a pipe): that program holds the full screen, not one that ended.
+            left_on: alternate
+                && bash == 1
+                && u32::try_from(pane_pid).map_or(true, |pid| {
+                    super::foreground::job_without_leader(pid).is_none()
+                }),
             continued,
             // tmux puts the cursor past the last column after a full row (where the next
             // character would go): told at the last column, where it shows.
