@@ -286,6 +286,16 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
     } else {
         PathBuf::from(given)
     };
+    if given.starts_with('~') && !expanded.is_absolute() {
+        // `~alice/x`: another user's home, which rat does not look up.
+        return Err(ToolResult::refused(
+            format!(
+                "Path {given:?} names another user's home (~user), which rat does not look up: \
+                 give an absolute path, or one starting with ~/ for your own home."
+            ),
+            "relative path",
+        ));
+    }
     if !expanded.is_absolute() {
         return Err(ToolResult::refused(
             format!(

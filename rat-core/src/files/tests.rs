@@ -113,7 +113,13 @@ fn paths_are_absolute_or_from_home() {
     assert_eq!(absolute_path("/a/../b").unwrap(), Path::new("/a/../b"));
     assert_eq!(absolute_path("~").unwrap(), home);
     assert_eq!(absolute_path("~/x/y").unwrap(), home.join("x/y"));
-    for relative in ["notes.txt", "./notes.txt", "~alice/x", ""] {
+    let refused = absolute_path("~alice/x").unwrap_err();
+    assert_eq!(
+        refused.text,
+        "Path \"~alice/x\" names another user's home (~user), which rat does not look up: give \
+         an absolute path, or one starting with ~/ for your own home."
+    );
+    for relative in ["notes.txt", "./notes.txt", ""] {
         let refused = absolute_path(relative).unwrap_err();
         assert_eq!(
             refused.text,
