@@ -290,7 +290,13 @@ async fn a_denied_permission_names_the_user() {
     set_mode(&ro, 0o555);
     file(&dir.path().join("secret.txt"), "secret\n");
     set_mode(&dir.path().join("secret.txt"), 0o600);
-    let output = Command::new(std::env::current_exe().unwrap())
+    // The test binary run as nobody, from a copy nobody can reach: a checkout under a
+    // private home (0700) is not.
+    let bin = open_dir();
+    let exe = bin.path().join("files_write");
+    fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    set_mode(&exe, 0o755);
+    let output = Command::new(&exe)
         .args([
             "a_denied_permission_names_the_user",
             "--exact",
