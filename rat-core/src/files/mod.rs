@@ -293,7 +293,7 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
                 "Path {given:?} names another user's home (~user), which rat does not look up: \
                  give an absolute path, or one starting with ~/ for your own home."
             ),
-            "relative path",
+            "another user's home",
         ));
     }
     if !expanded.is_absolute() {

@@ -119,6 +119,12 @@ fn paths_are_absolute_or_from_home() {
         "Path \"~alice/x\" names another user's home (~user), which rat does not look up: give \
          an absolute path, or one starting with ~/ for your own home."
     );
+    assert_eq!(
+        refused.outcome,
+        Outcome::Refused {
+            cause: "another user's home".into()
+        }
+    );
     for relative in ["notes.txt", "./notes.txt", ""] {
         let refused = absolute_path(relative).unwrap_err();
         assert_eq!(
