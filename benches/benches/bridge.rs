@@ -12,6 +12,7 @@
 //!
 //! `cargo bench -p benches --bench bridge` (`BRIDGE_ITERATIONS` sets the count, 2000 by default).
 
+use benches::percentile;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -70,11 +71,6 @@ async fn test_server(config: Arc<rustls::ServerConfig>) -> SocketAddr {
         }
     });
     addr
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index]
 }
 
 fn micros(d: Duration) -> f64 {

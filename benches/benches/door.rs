@@ -15,6 +15,7 @@
 //! `cargo bench -p benches --bench door` (`DOOR_IDLE`, 3000 by default; `DOOR_CLIENTS`, 8;
 //! `DOOR_CALLS`, 300 calls per client per phase; `DOOR_AFTER_SECONDS`, 60).
 
+use benches::percentile;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -43,11 +44,6 @@ fn status_kib(pid: u32, field: &str) -> u64 {
 
 fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index]
 }
 
 fn main() {

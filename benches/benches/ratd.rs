@@ -16,6 +16,7 @@
 //! `cargo bench -p benches --bench ratd` (`RATD_BENCH_ITERATIONS`, 2000 by default;
 //! `RATD_BENCH_SECONDS`, 10 by default; `RATD_BENCH_CLIENTS`, 64 by default).
 
+use benches::percentile;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -68,11 +69,6 @@ fn env_number(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(default)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index]
 }
 
 fn ms(d: Duration) -> String {

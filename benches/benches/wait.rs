@@ -14,17 +14,13 @@
 //! reads the pane's input file and writes its record, as at each prompt), against the first
 //! build's, a tmux client forked in a background subshell.
 
+use benches::percentile;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rat_core::terminals::{Controller, ControllerConfig, SendText, WaitWindow};
 use tokio_util::sync::CancellationToken;
 
 const ROUNDS: usize = 60;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
 
 fn unix_nanos() -> u128 {
     SystemTime::now()
