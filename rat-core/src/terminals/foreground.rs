@@ -154,14 +154,18 @@ pub(crate) fn exact_command(pane_pid: u32, shown: &str, features: &Features) -> 
     if uncut_name(argv0) == tmux {
         return None;
     }
-    let comm = stat(group)?.comm;
-    // The last component of argv[0], as typed, unless argv[0] was set to another name than the
-    // program's: the kernel's name of the program then (at most 15 bytes).
-    let base = last_component(argv0);
-    let name = if !comm.is_empty() && base.starts_with(&comm) {
+    process_name(argv0, &stat(group)?.comm)
+}
+
+/// A process's own name, escaped: the last component of its `argv[0]`, as typed, unless
+/// `argv[0]` was set to another name than the program's: the kernel's name of the program
+/// then (`comm`, at most 15 bytes). `None` when both are empty.
+fn process_name(argv0: &[u8], comm: &[u8]) -> Option<String> {
+    let base = last_component(uncut_name(argv0));
+    let name = if !comm.is_empty() && base.starts_with(comm) {
         base
     } else {
-        &comm[..]
+        comm
     };
     (!name.is_empty()).then(|| escape(name))
 }
@@ -211,23 +215,15 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
     }
     // The last live process of the group: a pipeline's processes start left to right, and
     // its last one is what shows on the terminal.
-    let mut members: Vec<u32> = std::fs::read_dir("/proc")
+    let (pid, member) = std::fs::read_dir("/proc")
         .ok()?
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-        .filter(|&pid| stat(pid).is_some_and(|s| s.pgrp == group && s.state != b'Z'))
-        .collect();
-    members.sort_unstable();
-    let pid = *members.last()?;
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat(pid)?)))
+        .filter(|(_, s)| s.pgrp == group && s.state != b'Z')
+        .max_by_key(|&(pid, _)| pid)?;
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
-    let comm = stat(pid)?.comm;
-    let base = last_component(uncut_name(argv0));
-    let name = if !comm.is_empty() && base.starts_with(&comm) {
-        base
-    } else {
-        &comm[..]
-    };
-    (!name.is_empty()).then(|| escape(name))
+    process_name(argv0, &member.comm)
 }
 
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
