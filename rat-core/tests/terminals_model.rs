@@ -334,3 +334,71 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
     );
     eprintln!("{checked} answers checked over {sequences} sequences (seed {seed}): 0 wrong");
 }
+
+/// Two inputs back to back, the second answered by tmux just as the first's command ends: the
+/// prompt after the first never counts for the second. tmux answers a paste before it writes
+/// the paste's bytes to the terminal (a later pass of its event loop), so a prompt hook that
+/// trusted the answer alone could find nothing waiting on the terminal and count an input bash
+/// had not read. Repeated with a second window flooding tmux with output, which lengthens its
+/// loop passes, and with the second input sent after a sweep of short delays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_never_answers_an_input_tmux_had_not_yet_written() {
+    let rounds: u64 = std::env::var("RAT_MODEL_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(150);
+    let f = start(Home {
+        profile: "__tn='\\#'\n\
+                  __truth() { printf '%s %s\\n' \"${__tn@P}\" \"$*\" >> ~/truth; }\n\
+                  PROMPT_COMMAND=('__truth \"$?\" \"${PIPESTATUS[@]}\"')",
+        ..Home::default()
+    })
+    .await;
+    let check = f.controller.check_terminals().await;
+    assert!(check.prompts && check.statuses, "{check:?}");
+    f.ready("m", "main").await;
+    let t = f.controller.session("m");
+    let flood = t
+        .create_window(rat_core::terminals::CreateWindow {
+            name: "flood".into(),
+        })
+        .await;
+    assert!(!flood.outcome.is_error(), "{}", flood.text);
+    f.ready("m", "flood").await;
+    t.send_text(send("flood", "while :; do seq 1 20000; done"))
+        .await;
+    // A second client listing the windows all the while: tmux's answers to the inputs then
+    // often leave in the same pass of its loop as other answers, before the inputs' bytes.
+    let lister = f.controller.session("m");
+    let listing = tokio::spawn(async move {
+        loop {
+            lister.list_windows().await;
+        }
+    });
+    let mut wrong = Vec::new();
+    let mut rng = Rng(0x5eed_0f_2b2b | 1);
+    for round in 0..rounds {
+        let (count, number, _) = truth(&f);
+        let (a, b) = (1 + (round % 7) as i32, 11 + (round % 5) as i32);
+        t.send_text(send("main", &format!("(exit {a})"))).await;
+        // 0 to 3 ms: around the time bash takes to run `(exit A)` and reach its prompt.
+        let delay = rng.below(3000);
+        tokio::time::sleep(std::time::Duration::from_micros(delay)).await;
+        t.send_text(send("main", &format!("(exit {b})"))).await;
+        let answer = f.redact(&wait(&t, "main").await);
+        let (_, shell) = truth_after(&f, (count, number), 2).await;
+        assert_eq!(shell[1..], [b], "bash's record of round {round}");
+        if statuses_in(&answer).as_deref() != Some(&[b][..]) {
+            wrong.push(format!(
+                "round {round} (second input after {delay} us): {answer:?}"
+            ));
+        }
+    }
+    listing.abort();
+    assert!(
+        wrong.is_empty(),
+        "{} wrong answers of {rounds}:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

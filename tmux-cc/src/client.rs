@@ -636,6 +636,22 @@ impl Client {
             .collect()
     }
 
+    /// Returns once tmux has written to the panes what the commands answered before this call
+    /// gave them (a paste, keys): tmux answers such a command in the pass of its event loop that
+    /// runs it, and writes the bytes to the pane's terminal as that pane becomes writable,
+    /// which may come after the answer has left. One more command's round trip (a
+    /// `display-message` printing nothing) is read in a later pass, after those writes: a
+    /// program that looks at the terminal's side (what waits unread on it) once this returns
+    /// sees the bytes. A pane whose terminal is full keeps the rest in tmux, behind the bytes
+    /// already written.
+    ///
+    /// # Errors
+    /// As [`Client::reply`].
+    pub async fn written(&self) -> Result<()> {
+        let cmd = Command::new("display-message").arg("-p").arg("");
+        self.reply(&cmd).await.map(|_| ())
+    }
+
     /// Sends one command line as given, for what the typed operations do not cover. The line
     /// must hold exactly ONE command (no `;` separator, no `%if`, not only a comment):
     /// replies are matched one per line, and a line giving none or several would misalign them

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use tmux_cc::Command;
+use tmux_cc::{Client, Command};
 use tokio_util::sync::CancellationToken;
 
 use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, unix_now};
@@ -366,8 +366,14 @@ impl Terminals {
     /// What an input's outcome tells: tmux answered (the input reached the pane), refused it
     /// (nothing reached it: the window or session missing, asked to tmux), or did not answer
     /// (it may still arrive: `look` says how to see).
+    ///
+    /// Answered, the input counts for the prompt hook only once tmux has written its bytes to
+    /// the pane's terminal, which may come a pass of tmux's loop after the answer (see
+    /// `docs/design/prompts.md`): one more round trip, at most [`WRITTEN_WAIT`]; a tmux that
+    /// answered the input and then stopped has written it in that same pass.
     async fn end_input(
         &self,
+        client: &Client,
         window: &str,
         turn: InputTurn,
         sent: Result<(), tmux_cc::Error>,
@@ -375,7 +381,10 @@ impl Terminals {
         ok: impl FnOnce() -> ToolResult,
     ) -> ToolResult {
         match sent {
-            Ok(()) => match turn.answered() {
+            Ok(()) => match {
+                let _ = client.with_timeout(WRITTEN_WAIT).written().await;
+                turn.answered()
+            } {
                 Ok(()) => ok(),
                 Err(e) => {
                     Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
@@ -474,7 +483,7 @@ impl Terminals {
             .await;
         let look = format!("read_window {window} shows whether the text arrived");
         let result = self
-            .end_input(window, turn, sent, &look, || {
+            .end_input(&client, window, turn, sent, &look, || {
                 let chars = input.text.chars().count();
                 ToolResult::ok(match (chars, input.enter) {
                     (0, _) => format!("Pressed Enter in {window}."),
@@ -541,7 +550,7 @@ impl Terminals {
         let sent = client.input_ok(&cmds).await.map(|_| ());
         let look = format!("read_window {window} shows whether the keys arrived");
         let result = self
-            .end_input(window, turn, sent, &look, || {
+            .end_input(&client, window, turn, sent, &look, || {
                 ToolResult::ok(format!(
                     "Pressed in {window}: {}.",
                     texts::keys_pressed(&input.keys)
@@ -880,6 +889,10 @@ const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// line discipline, which echoes the bracketed-paste marks and keeps at most 4095 bytes of a
 /// line (docs/design/prompts.md, "Before readline reads"). A bash that never leaves canonical
 /// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before.
+/// How long an answered input waits for tmux to confirm its bytes were written to the pane
+/// (one round trip; see `Terminals::end_input`).
+const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 async fn until_readline_reads(w: &WindowInfo) {
     let started = std::time::Instant::now();
     while foreground::reads_keys(w.pane_pid) == Some(false) && started.elapsed() < READLINE_WAIT {
