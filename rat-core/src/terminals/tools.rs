@@ -346,7 +346,7 @@ impl Terminals {
 
     /// Numbers an input to `window` for the prompt hook, before it is written (see
     /// [`super::prompts`]); or the result telling why nothing can be sent.
-    async fn start_input(&self, window: &str, paste: bool) -> Result<InputTurn, ToolResult> {
+    async fn start_input(&self, window: &str) -> Result<InputTurn, ToolResult> {
         let w = match self.input_pane(window).await {
             Ok(Ok(w)) => w,
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
@@ -354,7 +354,7 @@ impl Terminals {
         };
         // The hook told a prompt for the last input: bash is on its way to read the next line
         // (the rest of PROMPT_COMMAND, which may run a program, first).
-        if paste && w.input.is_none() && w.prompt.is_some() {
+        if w.input.is_none() && w.prompt.is_some() {
             until_readline_reads(&w).await;
         }
         let prompts = self.inner().live_any().prompts;
@@ -463,7 +463,7 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let turn = match self.start_input(window, true).await {
+        let turn = match self.start_input(window).await {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
@@ -543,7 +543,7 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let turn = match self.start_input(window, false).await {
+        let turn = match self.start_input(window).await {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
