@@ -381,15 +381,16 @@ impl Terminals {
         ok: impl FnOnce() -> ToolResult,
     ) -> ToolResult {
         match sent {
-            Ok(()) => match {
+            Ok(()) => {
                 let _ = client.with_timeout(WRITTEN_WAIT).written().await;
-                turn.answered()
-            } {
-                Ok(()) => ok(),
-                Err(e) => {
-                    Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
+                match turn.answered() {
+                    Ok(()) => ok(),
+                    Err(e) => {
+                        Fail::Internal(format!("recording an input for the prompt hook: {e}"))
+                            .result()
+                    }
                 }
-            },
+            }
             // Written, maybe read later: left in flight, which the hook knows.
             Err(e @ tmux_cc::Error::Timeout { .. }) => {
                 drop(turn);
