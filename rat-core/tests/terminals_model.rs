@@ -376,7 +376,7 @@ async fn a_prompt_never_answers_an_input_tmux_had_not_yet_written() {
         }
     });
     let mut wrong = Vec::new();
-    let mut rng = Rng(0x5eed_0f_2b2b | 1);
+    let mut rng = Rng(0x0005_eed0_f2b2 | 1);
     for round in 0..rounds {
         let (count, number, _) = truth(&f);
         let (a, b) = (1 + (round % 7) as i32, 11 + (round % 5) as i32);
