@@ -140,16 +140,17 @@ async fn truth_after(f: &Fixture, before: (usize, u64), commands: u64) -> (u64, 
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
-    let sequences: u64 = std::env::var("RAT_MODEL_SEQUENCES")
+/// A number from the environment, or `default`.
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(300);
-    let seed: u64 = std::env::var("RAT_MODEL_SEED")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0x0005_eed0_f7a7);
+        .unwrap_or(default)
+}
+
+/// Terminals whose `~/.bash_profile` records each prompt's `\# $? PIPESTATUS` in `~/truth`
+/// (see the module's doc), checked, with `main` of session `m` at its prompt.
+async fn start_recording() -> Fixture {
     let f = start(Home {
         profile: "__tn='\\#'\n\
                   __truth() { printf '%s %s\\n' \"${__tn@P}\" \"$*\" >> ~/truth; }\n\
@@ -157,14 +158,22 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
         ..Home::default()
     })
     .await;
+    let check = f.controller.check_terminals().await;
+    assert!(check.prompts && check.statuses, "{check:?}");
+    f.ready("m", "main").await;
+    f
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
+    let sequences = env_or("RAT_MODEL_SEQUENCES", 300);
+    let seed = env_or("RAT_MODEL_SEED", 0x0005_eed0_f7a7);
+    let f = start_recording().await;
     std::fs::write(
         f.home().join("s.sh"),
         "sleep 0.0$((RANDOM % 8)); echo $1 >> ~/ran; exit $1\n",
     )
     .unwrap();
-    let check = f.controller.check_terminals().await;
-    assert!(check.prompts && check.statuses, "{check:?}");
-    f.ready("m", "main").await;
     let t = f.controller.session("m");
     let other = f.controller.session("m");
     let mut rng = Rng(seed | 1);
@@ -343,20 +352,8 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
 /// loop passes, and with the second input sent after a sweep of short delays.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_never_answers_an_input_tmux_had_not_yet_written() {
-    let rounds: u64 = std::env::var("RAT_MODEL_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(150);
-    let f = start(Home {
-        profile: "__tn='\\#'\n\
-                  __truth() { printf '%s %s\\n' \"${__tn@P}\" \"$*\" >> ~/truth; }\n\
-                  PROMPT_COMMAND=('__truth \"$?\" \"${PIPESTATUS[@]}\"')",
-        ..Home::default()
-    })
-    .await;
-    let check = f.controller.check_terminals().await;
-    assert!(check.prompts && check.statuses, "{check:?}");
-    f.ready("m", "main").await;
+    let rounds = env_or("RAT_MODEL_ROUNDS", 150);
+    let f = start_recording().await;
     let t = f.controller.session("m");
     let flood = t
         .create_window(rat_core::terminals::CreateWindow {
