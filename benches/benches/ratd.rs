@@ -437,6 +437,7 @@ fn one_character() -> SendText {
         window: "main".into(),
         text: "x".into(),
         enter: false,
+        wait_seconds: 0,
     }
 }
 
@@ -445,6 +446,7 @@ fn clear_line() -> SendKeys {
     SendKeys {
         window: "main".into(),
         keys: vec!["C-u".into()],
+        wait_seconds: 0,
     }
 }
 
@@ -460,6 +462,7 @@ async fn prepare(session: &rat_core::terminals::Terminals) {
             window: "main".into(),
             text: "seq 1 20".into(),
             enter: true,
+            wait_seconds: 0,
         })
         .await;
     session.wait_window(wait(), CancellationToken::new()).await;

@@ -302,6 +302,7 @@ async fn a_long_key_list_is_repeated_in_short() {
         .send_keys(SendKeys {
             window: "main".into(),
             keys: pressed,
+            wait_seconds: 0,
         })
         .await;
     assert_eq!(

@@ -71,6 +71,7 @@ async fn statuses_hold(bashrc: &str) {
                 window: "main".into(),
                 text: line.into(),
                 enter: true,
+                wait_seconds: 0,
             })
             .await;
             t.wait_window(

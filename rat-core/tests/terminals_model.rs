@@ -88,6 +88,7 @@ fn send(window: &str, line: &str) -> SendText {
         window: window.into(),
         text: line.into(),
         enter: true,
+        wait_seconds: 0,
     }
 }
 
@@ -239,6 +240,7 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                     t.send_keys(SendKeys {
                         window: "main".into(),
                         keys: vec!["C-c".into()],
+                        wait_seconds: 0,
                     })
                     .await;
                     if matches!(step, Step::InterruptedThenBackground) {

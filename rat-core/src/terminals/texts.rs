@@ -339,6 +339,15 @@ pub(crate) fn max_seconds_out_of_range(asked: u32) -> String {
     )
 }
 
+/// send_text or send_keys given a `wait_seconds` over 50 (`asked`): refused, nothing sent.
+pub(crate) fn wait_seconds_out_of_range(tool: &str, asked: u32) -> String {
+    format!(
+        "Nothing was sent: wait_seconds is {asked}, and must be from 0 to {max} (0 by default). \
+         Call {tool} again with wait_seconds from 0 to {max}, or without it.",
+        max = super::input::MAX_WAIT_SECONDS,
+    )
+}
+
 /// The error of a tool naming a missing window.
 pub(crate) fn no_window(name: &str) -> String {
     format!("No window {name}: list_windows shows your windows, create_window creates one.")
