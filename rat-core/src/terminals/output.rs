@@ -70,6 +70,9 @@ pub(crate) struct Region {
     pub end: u64,
     /// The echo to leave out: its lines, and the start of its first line.
     pub echo: Option<(usize, String)>,
+    /// A text typed while a command ran: the start of its first line, shown again by bash's
+    /// line editor after the prompt it reads it at (see [`typed_line`]).
+    pub typed: Option<String>,
     /// The rows follow those of an earlier answer about the same command.
     pub since_last: bool,
 }
@@ -112,6 +115,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             start: rebase(*row, *history, now),
             end,
             echo: None,
+            typed: None,
             since_last: true,
         });
     }
@@ -121,6 +125,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         history,
         alternate,
         echo,
+        typed,
     } = state.mark.as_ref()?;
     if *input != state.started {
         return None;
@@ -132,6 +137,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             start: Some(end.min(now.row())),
             end,
             echo: None,
+            typed: None,
             since_last: false,
         });
     }
@@ -139,6 +145,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         start: rebase(*row, *history, now),
         end,
         echo: echo.clone(),
+        typed: typed.clone(),
         since_last: false,
     })
 }
@@ -162,6 +169,22 @@ fn rows_of(joined: &[&str], rows: &[&str], lines: usize) -> usize {
         }
     }
     r
+}
+
+/// The line at which bash's line editor read a text typed while a command ran (`first`: the
+/// start of its first line), among the `joined` lines from where it was written: the first
+/// line ending with it, but a line that is only that text (the terminal's own echo, while the
+/// command ran, or a prompt showing nothing) when a later line ends with it too. `None` when no
+/// line shows it (the running command read it, say): then every row is taken.
+fn typed_line(joined: &[&str], first: &str) -> Option<usize> {
+    let shows = |line: &&str| line.trim_end_matches(' ').ends_with(first);
+    let at = joined.iter().position(shows)?;
+    if joined[at].trim_end_matches(' ') == first
+        && let Some(later) = joined[at + 1..].iter().position(shows)
+    {
+        return Some(at + 1 + later);
+    }
+    Some(at)
 }
 
 /// The block an answer carries after its first sentence, from the captures of `region`:
@@ -198,6 +221,12 @@ pub(crate) fn block(
             // The row noted no longer holds the command: the rows before it went.
             start = None;
         }
+    } else if let (Some(_), Some(first)) = (start, &region.typed)
+        && let Some(at) = typed_line(&joined, first)
+    {
+        skip = at + 1;
+        let physical: Vec<&str> = rows.split('\n').collect();
+        skipped_rows = rows_of(&joined, &physical, skip) as u64;
     }
     let lines: Vec<&str> = joined[skip..]
         .iter()
@@ -316,8 +345,35 @@ mod tests {
             start: Some(start),
             end,
             echo: Some((1, "seq 3".into())),
+            typed: None,
             since_last: false,
         }
+    }
+
+    #[test]
+    fn a_text_typed_ahead_starts_after_the_prompt_that_read_it() {
+        let typed = "sleep 1; echo second";
+        // The terminal's echo while sleep ran, then the prompt showing it again.
+        let joined = [typed, "$ sleep 1; echo second", "second"];
+        assert_eq!(typed_line(&joined, typed), Some(1));
+        // A prompt showing nothing before it: the terminal echoed nothing (no echo while the
+        // command ran), the only line is the prompt's.
+        assert_eq!(typed_line(&[typed, "second"], typed), Some(0));
+        assert_eq!(typed_line(&["$ (exit 9)"], "(exit 9)"), Some(0));
+        // The command before it read the text: no line shows it again.
+        assert_eq!(typed_line(&["other"], typed), None);
+        let r = Region {
+            start: Some(0),
+            end: 3,
+            echo: None,
+            typed: Some(typed.into()),
+            since_last: false,
+        };
+        let joined = joined.join("\n");
+        assert_eq!(
+            block("w", &r, &joined, &joined, 0, false),
+            "[1 row printed]\nsecond"
+        );
     }
 
     #[test]
@@ -328,7 +384,17 @@ mod tests {
             "[3 rows printed]\n1\n2\n3"
         );
         assert_eq!(
-            block("w", &region(10, 11), "$ true", "$ true", 0, false),
+            block(
+                "w",
+                &Region {
+                    echo: Some((1, "true".into())),
+                    ..region(10, 11)
+                },
+                "$ true",
+                "$ true",
+                0,
+                false
+            ),
             "Nothing printed."
         );
         assert_eq!(

@@ -61,6 +61,10 @@ pub(crate) struct Mark {
     /// screen, which are not the command's rows, and the start of its first line (to check that
     /// the row still holds it). `None` when a command was running: every row is its output.
     pub echo: Option<(usize, String)>,
+    /// Sent while a command ran (or after an input no prompt answered): the start of its first
+    /// line, which bash's line editor shows again after the prompt it reads it at; the rows up
+    /// to that one are not this command's. `None` for keys, and for a text sent at the prompt.
+    pub typed: Option<String>,
 }
 
 /// Where the last answer about a still running command left its rows: the cursor's row then
@@ -295,6 +299,7 @@ impl InputTurn {
             row,
             history,
             alternate,
+            typed: (!at_prompt && !echo.1.is_empty()).then(|| echo.1.clone()),
             echo: at_prompt.then_some(echo),
         });
     }

@@ -977,7 +977,13 @@ impl Terminals {
             let end = region.end as i64 - 1 - history;
             let capture = !now.alternate && end >= first;
             if capture {
-                let echo_rows = region.echo.as_ref().map_or(0, |(n, _)| 4 * *n as i64 + 64);
+                // The echo's rows are counted on rows captured whole; a text typed ahead is
+                // shown again after the previous command's rows, anywhere in the region.
+                let echo_rows = match (&region.echo, &region.typed) {
+                    (_, Some(_)) => end - first,
+                    (Some((n, _)), None) => 4 * *n as i64 + 64,
+                    (None, None) => 0,
+                };
                 cmds.push(Command::new("capture-pane").args([
                     "-p",
                     "-J",
@@ -1006,16 +1012,7 @@ impl Terminals {
                 continue;
             }
             let (joined, rows) = if capture {
-                (
-                    lines(&replies[1]).join(
-                        "
-",
-                    ),
-                    lines(&replies[2]).join(
-                        "
-",
-                    ),
-                )
+                (lines(&replies[1]).join("\n"), lines(&replies[2]).join("\n"))
             } else {
                 (String::new(), String::new())
             };
@@ -1080,8 +1077,6 @@ fn wait_out_of_range(tool: &str, asked: u32) -> ToolResult {
     )
 }
 
-/// The seconds since `time` (whole seconds, truncated by bash's clock), rounded to the nearest:
-/// the moment lies in `[time, time + 1)`, its middle is taken.
 /// The longest a paste waits for bash's line editor after its prompt hook ran: the other
 /// `PROMPT_COMMAND` entries (direnv's, pyenv's, which fork) run in between.
 const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
