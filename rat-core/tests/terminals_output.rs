@@ -243,6 +243,14 @@ async fn a_send_without_a_wait_answers_as_before_and_over_fifty_is_refused() {
          send_text again with wait_seconds from 0 to 50, or without it."
     );
     assert!(r.outcome.is_error());
+    // The first echo ran: an Enter pressed now is at the prompt after it.
+    let w = t
+        .wait_window(wait("main", 10), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&w.text),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\nhi"
+    );
     let r = t.send_keys(keys_waiting("main", &["Enter"], 10)).await;
     assert_eq!(
         f.redact(&r.text),

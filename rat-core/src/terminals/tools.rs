@@ -455,7 +455,7 @@ impl Terminals {
             r.with_log("window", window)
                 .with_log("bytes", input.text.len())
                 .with_log("enter", input.enter)
-                .with_log("wait_seconds", input.wait_seconds)
+                .with_wait_log(input.wait_seconds)
         };
         let seconds = match checked_send_wait(input.wait_seconds) {
             Ok(seconds) => seconds,
@@ -564,7 +564,7 @@ impl Terminals {
         let log = |r: ToolResult| {
             r.with_log("window", window)
                 .with_log("keys", input.keys.len())
-                .with_log("wait_seconds", input.wait_seconds)
+                .with_wait_log(input.wait_seconds)
         };
         let seconds = match checked_send_wait(input.wait_seconds) {
             Ok(seconds) => seconds,
