@@ -698,7 +698,8 @@ impl Client {
             .map(drop)
     }
 
-    /// [`Client::paste`], returning the output of each `before` command, in order: a query
+    /// [`Client::paste`], returning the output of each `before` command, in order (empty for
+    /// one that failed, whose error is then the call's): a query
     /// among them (`display-message -p`) reads the pane in the same write as the paste, just
     /// before it, at no extra round trip.
     ///
@@ -741,9 +742,9 @@ impl Client {
             let failed = !reply.success;
             let result = into_output(cmd.name(), reply);
             if i < before.len() {
-                if let Ok(output) = &result {
-                    outputs.push(output.clone());
-                }
+                // One entry per `before` command, a failed one's empty (its error is the
+                // call's): the indices stay the caller's.
+                outputs.push(result.as_ref().cloned().unwrap_or_default());
             }
             if !data.is_empty() && i == paste_index && failed {
                 let missing = matches!(&result, Err(Error::Command { message, .. }) if message.starts_with("no buffer"));
