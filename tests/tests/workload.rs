@@ -93,9 +93,11 @@ fn a_short_command_is_one_call_and_a_long_one_two() {
             );
         }
     }
+    // Six seconds of build can not end within the 2 s waited (the window's bash may even be
+    // starting still, on a loaded machine).
     let start = one.iter().find(|s| s.kind == "start").expect("a start");
     assert!(
-        start.texts[0].contains("build: still running, "),
+        start.texts[0].starts_with("build: ") && !start.texts[0].contains(" finished "),
         "{start:?}"
     );
     let finish = one.iter().find(|s| s.kind == "finish").expect("a finish");
