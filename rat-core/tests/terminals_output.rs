@@ -257,3 +257,40 @@ async fn a_send_without_a_wait_answers_as_before_and_over_fifty_is_refused() {
         "main: the command finished Ns ago, exit status 0.\nNothing printed."
     );
 }
+
+/// A command sent to a window whose bash has not shown its first prompt yet is read at that
+/// prompt (the hook records none while a line waits): a wait on it tells it running, never
+/// "no prompt recorded", then its end with its own rows. Repeated, as when bash is ready
+/// varies.
+#[tokio::test]
+async fn a_command_sent_before_the_first_prompt_is_told_running_then_finished() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    for round in 0..6 {
+        let name = format!("w{round}");
+        let created = t
+            .create_window(rat_core::terminals::CreateWindow { name: name.clone() })
+            .await;
+        assert!(!created.outcome.is_error(), "{}", created.text);
+        let r = t.send_text(run_text(&name, "sleep 2; echo done", 1)).await;
+        assert!(
+            r.text.starts_with(&format!("{name}: still running, "))
+                || r.text
+                    .starts_with(&format!("{name}: nothing finished since your last input, ")),
+            "round {round}: {}",
+            r.text
+        );
+        let w = t
+            .wait_window(wait(&name, 20), CancellationToken::new())
+            .await;
+        let rows = w.text.split_once('\n').map(|(_, rows)| rows);
+        assert!(
+            w.text
+                .starts_with(&format!("{name}: the command finished "))
+                && (rows == Some("[1 row printed]\ndone")
+                    || rows == Some("[1 row printed since the last answer]\ndone")),
+            "round {round}: {}",
+            w.text
+        );
+    }
+}

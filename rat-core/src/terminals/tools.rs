@@ -935,7 +935,7 @@ impl Terminals {
         let waited = started.elapsed().as_secs_f64().round() as i64;
         let w = foreground::exact(w, &self.inner().features());
         let text = running_text(window, &w, now_f64(), waited);
-        Ok(if w.prompt.is_none() {
+        Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
             ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
@@ -1128,7 +1128,10 @@ fn finished_text(window: &str, prompt: &Record, check: &super::TerminalCheck) ->
 /// The answer of a wait that ran out of time (or a window that never ran rat's hook).
 pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) -> String {
     let since = |time: f64| ago((now - time).round() as i64);
-    if w.prompt.is_none() {
+    // No prompt ever, and nothing sent: bash starting, or a startup file replacing the hook.
+    // A text sent before bash's first prompt is read at it, and the hook records no prompt
+    // while a line waits: what runs then is the text's command, told as any other.
+    if w.prompt.is_none() && w.input.is_none() {
         return format!(
             "{window}: no prompt recorded: bash is still starting, or its startup files replace \
              PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses \
