@@ -6,6 +6,8 @@
 //! 2. read_window and list_windows through ratd over mTLS with one kept-alive client (p50,
 //!    p99), against the same call through rat-core alone (`Terminals::read_window`,
 //!    `list_windows`): the difference is ratd's cost per call (TLS, HTTP, JSON-RPC, rmcp);
+//!    send_text of one character without Enter (what recording where an input's rows start
+//!    must not slow), likewise through ratd and rat-core alone;
 //! 3. 64 concurrent clients (64 connections) calling read_window, then list_windows, for 10 s
 //!    each: calls per second, p50, p99, and ratd's peak RSS (VmHWM of its process).
 //!
@@ -14,7 +16,7 @@
 //! reqwest with the bundle's client certificate (protocol 2025-11-25, stateless).
 //!
 //! `cargo bench -p benches --bench ratd` (`RATD_BENCH_ITERATIONS`, 2000 by default;
-//! `RATD_BENCH_SECONDS`, 10 by default; `RATD_BENCH_CLIENTS`, 64 by default).
+//! `RATD_BENCH_SECONDS`, 10 by default, 0 skipping part 3; `RATD_BENCH_CLIENTS`, 64 by default).
 
 use benches::percentile;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -24,7 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rat_core::mtls;
-use rat_core::terminals::{Controller, ControllerConfig, ReadWindow, SendText, WaitWindow};
+use rat_core::terminals::{
+    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
+};
 use rat_core::tools::ReadBudget;
 use tokio_util::sync::CancellationToken;
 
@@ -249,7 +253,8 @@ async fn bench() {
     prepare(&session).await;
     let mut core_read = Vec::with_capacity(iterations);
     let mut core_list = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
+    let mut core_send = Vec::with_capacity(iterations);
+    for i in 0..iterations {
         let started = Instant::now();
         let result = session
             .read_window(ReadWindow {
@@ -263,6 +268,13 @@ async fn bench() {
         let result = session.list_windows().await;
         core_list.push(started.elapsed());
         assert!(!result.outcome.is_error(), "{}", result.text);
+        let started = Instant::now();
+        let result = session.send_text(one_character()).await;
+        core_send.push(started.elapsed());
+        assert!(!result.outcome.is_error(), "{}", result.text);
+        if i % 100 == 99 {
+            session.send_keys(clear_line()).await;
+        }
     }
     let _ = controller.stop().await;
 
@@ -326,20 +338,37 @@ async fn bench() {
     .await;
     let read_body = body(1, "read_window", serde_json::json!({"window": "main"}));
     let list_body = body(2, "list_windows", serde_json::json!({}));
+    let send_body = body(
+        3,
+        "send_text",
+        serde_json::json!({"window": "main", "text": "x", "enter": false}),
+    );
+    let clear_body = body(
+        4,
+        "send_keys",
+        serde_json::json!({"window": "main", "keys": ["C-u"]}),
+    );
     for _ in 0..100 {
         post(&client, &url, read_body.clone()).await;
     }
     let mut ratd_read = Vec::with_capacity(iterations);
     let mut ratd_list = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
+    let mut ratd_send = Vec::with_capacity(iterations);
+    for i in 0..iterations {
         ratd_read.push(post(&client, &url, read_body.clone()).await);
         ratd_list.push(post(&client, &url, list_body.clone()).await);
+        ratd_send.push(post(&client, &url, send_body.clone()).await);
+        if i % 100 == 99 {
+            post(&client, &url, clear_body.clone()).await;
+        }
     }
     for samples in [
         &mut core_read,
         &mut core_list,
+        &mut core_send,
         &mut ratd_read,
         &mut ratd_list,
+        &mut ratd_send,
     ] {
         samples.sort();
     }
@@ -347,6 +376,7 @@ async fn bench() {
     for (tool, core, through) in [
         ("read_window", &core_read, &ratd_read),
         ("list_windows", &core_list, &ratd_list),
+        ("send_text", &core_send, &ratd_send),
     ] {
         let (c50, c99) = (percentile(core, 0.5), percentile(core, 0.99));
         let (r50, r99) = (percentile(through, 0.5), percentile(through, 0.99));
@@ -361,6 +391,11 @@ async fn bench() {
         );
     }
 
+    if seconds == 0 {
+        drop(child.stdin.take());
+        let _ = child.wait();
+        return;
+    }
     println!("{clients} concurrent clients (one connection each), {seconds} s per tool:");
     for (tool, request) in [("read_window", &read_body), ("list_windows", &list_body)] {
         let stop = Instant::now() + Duration::from_secs(seconds);
@@ -396,6 +431,25 @@ async fn bench() {
     let _ = child.wait();
 }
 
+/// The input send_text is timed with: one character, no Enter, at bash's prompt.
+fn one_character() -> SendText {
+    SendText {
+        window: "main".into(),
+        text: "x".into(),
+        enter: false,
+        wait_seconds: 0,
+    }
+}
+
+/// C-u: the characters sent so far taken off the command line.
+fn clear_line() -> SendKeys {
+    SendKeys {
+        window: "main".into(),
+        keys: vec!["C-u".into()],
+        wait_seconds: 0,
+    }
+}
+
 /// The window main of `session`: its prompt, after 20 lines of output.
 async fn prepare(session: &rat_core::terminals::Terminals) {
     let wait = || WaitWindow {
@@ -408,6 +462,7 @@ async fn prepare(session: &rat_core::terminals::Terminals) {
             window: "main".into(),
             text: "seq 1 20".into(),
             enter: true,
+            wait_seconds: 0,
         })
         .await;
     session.wait_window(wait(), CancellationToken::new()).await;

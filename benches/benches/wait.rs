@@ -91,6 +91,7 @@ async fn main() {
                 window: "main".into(),
                 text: line,
                 enter: true,
+                wait_seconds: 0,
             })
             .await;
         assert!(!sent.outcome.is_error(), "{}", sent.text);

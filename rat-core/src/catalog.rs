@@ -155,7 +155,7 @@ pub fn tools(check: &TerminalCheck, budget: ReadBudget) -> Vec<ToolDef> {
                 "create_window" => texts::create_window_description(check),
                 "close_window" => texts::close_window_description(),
                 "send_text" => texts::send_text_description(check),
-                "send_keys" => texts::send_keys_description(),
+                "send_keys" => texts::send_keys_description(check),
                 "read_window" => texts::read_window_description(budget),
                 "wait_window" => texts::wait_window_description(check),
                 "write_file" => files::write_file_description(),

@@ -93,6 +93,16 @@ impl ToolResult {
         self.log.push((key, value.to_string()));
         self
     }
+
+    /// Adds `wait_seconds` to the log line of a send that waits; a send that does not (0, the
+    /// default) logs as before.
+    pub fn with_wait_log(self, wait_seconds: u32) -> Self {
+        if wait_seconds == 0 {
+            self
+        } else {
+            self.with_log("wait_seconds", wait_seconds)
+        }
+    }
 }
 
 /// The most a result of `read_window` or `read_file` holds, header included, in bytes

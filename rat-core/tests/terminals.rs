@@ -49,23 +49,39 @@ async fn check_finds_everything_holding() {
 async fn pipeline_failures_come_first() {
     let f = start_ready().await;
     let done = f.run("s", "main", "false | true").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).
+        Nothing printed.
+        ");
     let list = f.controller.session("s").list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses: 1 0) (Ns ago)");
     let single = f.run("s", "main", "false").await;
-    insta::assert_snapshot!(shown(&f, &single), @"(ok) main: the command finished Ns ago, exit status 1.");
+    insta::assert_snapshot!(shown(&f, &single), @r"
+        (ok) main: the command finished Ns ago, exit status 1.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigpipe_is_told_as_usually_normal() {
     let f = start_ready().await;
     let done = f.run("s", "main", "yes | head -1").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 141. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 141 0). Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 141. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 141 0). Status 141 is usually normal: SIGPIPE, its reader stopped early (as in yes | head).
+        [1 row printed]
+        y
+        ");
     // Nothing added for a single command, nor for a pipeline whose last command alone failed.
     let single = f.run("s", "main", "(exit 141)").await;
-    insta::assert_snapshot!(shown(&f, &single), @"(ok) main: the command finished Ns ago, exit status 141.");
+    insta::assert_snapshot!(shown(&f, &single), @r"
+        (ok) main: the command finished Ns ago, exit status 141.
+        Nothing printed.
+        ");
     let last = f.run("s", "main", "true | (exit 141)").await;
-    insta::assert_snapshot!(shown(&f, &last), @"(ok) main: the command finished Ns ago, exit status 141.");
+    insta::assert_snapshot!(shown(&f, &last), @r"
+        (ok) main: the command finished Ns ago, exit status 141.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -80,7 +96,16 @@ async fn a_background_job_is_seen_finished_at_once() {
         "{:?}",
         started.elapsed()
     );
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 0.");
+    // bash tells the job's number and process: the sleep running.
+    let shown = shown(&f, &done);
+    let pid = shown.rsplit_once("[1] ").map_or("", |(_, pid)| pid);
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    assert_eq!(cmdline, b"sleep\x0060\x00", "{shown}");
+    insta::assert_snapshot!(shown.replace(pid, "PID"), @r"
+        (ok) main: the command finished Ns ago, exit status 0.
+        [1 row printed]
+        [1] PID
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,22 +125,30 @@ async fn a_profile_assigning_prompt_command_keeps_waits_and_statuses() {
     assert!(check.warnings().is_empty(), "{check:?}");
     f.ready("s", "main").await;
     let done = f.run("s", "main", "(exit 3)").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 3.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 3.
+        Nothing printed.
+        ");
     let done = f.run("s", "main", "false | true").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).
+        Nothing printed.
+        ");
     let list = f.controller.session("s").list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses: 1 0) (Ns ago)");
     // The profile's hook ran at each prompt too.
     let done = f.run("s", "main", "echo mine=$__mine").await;
-    assert!(done.text.ends_with("exit status 0."), "{}", done.text);
-    let screen = f.controller.session("s").read_window(read("main", 0)).await;
-    let mine: u32 = screen
+    let (told, mine) = done
         .text
-        .lines()
-        .find_map(|l| l.strip_prefix("mine="))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{}", screen.text));
-    assert!(mine >= 3, "{}", screen.text);
+        .rsplit_once("mine=")
+        .unwrap_or_else(|| panic!("{}", done.text));
+    assert!(
+        told.ends_with("exit status 0.\n[1 row printed]\n"),
+        "{}",
+        done.text
+    );
+    let mine: u32 = mine.parse().unwrap_or_else(|_| panic!("{}", done.text));
+    assert!(mine >= 3, "{}", done.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,9 +166,15 @@ async fn a_profile_prepending_a_command_keeps_the_statuses() {
     assert!(check.warnings().is_empty());
     f.ready("s", "main").await;
     let done = f.run("s", "main", "false | true").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).
+        Nothing printed.
+        ");
     let done = f.run("s", "main", "true").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 0.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 0.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -166,7 +205,10 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     let still = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &still), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.");
+    insta::assert_snapshot!(shown(&f, &still), @r"
+        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
+        Nothing printed.
+        ");
     let enter = t.send_text(text("main", "", true)).await;
     insta::assert_snapshot!(shown(&f, &enter), @"(ok) Pressed Enter in main.");
     f.ready("s", "main").await;
@@ -627,7 +669,10 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
     let running = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &running), @"(ok) main: still running, Ns since your last input, sleep in the foreground.");
+    insta::assert_snapshot!(shown(&f, &running), @r"
+        (ok) main: still running, Ns since your last input, sleep in the foreground.
+        Nothing printed.
+        ");
     let cancel = CancellationToken::new();
     let waiting = tokio::spawn({
         let t = t.clone();
@@ -817,7 +862,10 @@ async fn a_window_started_after_a_startup_file_changed_records_its_prompts() {
     .await;
     f.ready("s", "late").await;
     let done = f.run("s", "late", "(exit 4)").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) late: the command finished Ns ago, exit status 4.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) late: the command finished Ns ago, exit status 4.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -830,10 +878,17 @@ async fn unset_prompt_command_typed_in_a_terminal_is_healed_at_the_next_command(
     let waited = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.");
+    insta::assert_snapshot!(shown(&f, &waited), @r"
+        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
+        [1 row printed]
+        $
+        ");
     // The next command puts rat's entry back (PS0), and its prompt is recorded.
     let done = f.run("s", "main", "(exit 6)").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 6.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 6.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -912,7 +967,11 @@ async fn a_text_sent_while_a_command_runs_is_waited_for() {
     let done = t
         .wait_window(wait("main", 20), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 0.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 0.
+        [1 row printed]
+        second
+        ");
     // The wait ended after the second text ran, not at the prompt of the first command. The
     // hook records the prompt before bash prints it: read until the screen shows it.
     let screen = f.read_until("s", "main", 0, |s| s.ends_with("\n$")).await;
@@ -952,7 +1011,10 @@ async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
     let done = t
         .wait_window(wait("main", 20), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 7.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 7.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1036,7 +1098,10 @@ async fn a_frozen_tmux_never_does_what_it_was_told_not_done_nor_enter_without_it
     // Nothing in flight any more: the pane waits for input, and a new command runs and ends.
     t.send_keys(keys("main", &["C-u"])).await;
     let done = f.run("s", "main", "(exit 9)").await;
-    insta::assert_snapshot!(shown(&f, &done), @"(ok) main: the command finished Ns ago, exit status 9.");
+    insta::assert_snapshot!(shown(&f, &done), @r"
+        (ok) main: the command finished Ns ago, exit status 9.
+        Nothing printed.
+        ");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1121,7 +1186,10 @@ async fn a_long_line_pasted_right_after_the_prompt_runs_whole() {
                 .await;
             assert_eq!(
                 f.redact(&done.text),
-                format!("{name}: the command finished Ns ago, exit status 0."),
+                // The line's echo wraps over 26 rows: the one row printed is still told apart.
+                format!(
+                    "{name}: the command finished Ns ago, exit status 0.\n[1 row printed]\n5001"
+                ),
                 "round {round}"
             );
         }
@@ -1162,6 +1230,9 @@ async fn a_pipeline_whose_first_process_ended_is_named_by_what_still_runs() {
     let waited = t
         .wait_window(wait("main", 1), CancellationToken::new())
         .await;
-    insta::assert_snapshot!(shown(&f, &waited), @"(ok) main: still running, Ns since your last input, sleep in the foreground.");
+    insta::assert_snapshot!(shown(&f, &waited), @r"
+        (ok) main: still running, Ns since your last input, sleep in the foreground.
+        Nothing printed.
+        ");
     t.send_keys(keys("main", &["C-c"])).await;
 }

@@ -118,7 +118,7 @@ async fn commands_and_directories_are_listed_whole_whatever_they_hold() {
     let waited = t.wait_window(wait("w3", 1), CancellationToken::new()).await;
     assert_eq!(
         f.redact(&waited.text),
-        r"w3: still running, Ns since your last input, tab\tprog x in the foreground."
+        "w3: still running, Ns since your last input, tab\\tprog x in the foreground.\nNothing printed."
     );
     for name in &names {
         t.send_keys(keys(name, &["C-c"])).await;
@@ -302,6 +302,7 @@ async fn a_long_key_list_is_repeated_in_short() {
         .send_keys(SendKeys {
             window: "main".into(),
             keys: pressed,
+            wait_seconds: 0,
         })
         .await;
     assert_eq!(
@@ -427,16 +428,21 @@ async fn a_background_job_after_c_c_is_told_exit_status_0() {
         .await;
     assert_eq!(
         f.redact(&interrupted.text),
-        "main: the command finished Ns ago, exit status 130."
+        "main: the command finished Ns ago, exit status 130.\n[1 row printed]\n^C"
     );
     t.send_text(text("main", "sleep 3 &", true)).await;
     let started = t
         .wait_window(wait("main", 20), CancellationToken::new())
         .await;
+    let (told, pid) = started
+        .text
+        .rsplit_once("\n[1] ")
+        .unwrap_or_else(|| panic!("{}", started.text));
     assert_eq!(
-        f.redact(&started.text),
-        "main: the command finished Ns ago, exit status 0."
+        f.redact(told),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]"
     );
+    assert!(pid.parse::<u32>().is_ok(), "{}", started.text);
     let list = t.list_windows().await;
     assert_eq!(
         f.redact(&list.text),

@@ -71,6 +71,7 @@ async fn statuses_hold(bashrc: &str) {
                 window: "main".into(),
                 text: line.into(),
                 enter: true,
+                wait_seconds: 0,
             })
             .await;
             t.wait_window(
@@ -89,7 +90,7 @@ async fn statuses_hold(bashrc: &str) {
     let three = run("(exit 3)").await;
     assert_eq!(
         f.redact(&three),
-        "main: the command finished Ns ago, exit status 3."
+        "main: the command finished Ns ago, exit status 3.\nNothing printed."
     );
     let list = t.list_windows().await.text;
     assert!(
@@ -101,7 +102,7 @@ async fn statuses_hold(bashrc: &str) {
         f.redact(&pipeline),
         "main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. \
          The pipeline exits with the status of its last command, 0, as bash reports it \
-         (statuses, left to right: 1 0)."
+         (statuses, left to right: 1 0).\nNothing printed."
     );
     let list = t.list_windows().await.text;
     assert!(
@@ -110,13 +111,24 @@ async fn statuses_hold(bashrc: &str) {
         ),
         "{list}"
     );
-    let failed = run("false").await;
-    assert!(failed.ends_with("exit status 1."), "{failed}");
-    let job = run("sleep 1 &").await;
+    // What a command printed comes with its wait, the framework's prompt left out.
+    let two = run("echo one; echo two").await;
     assert_eq!(
-        f.redact(&job),
-        "main: the command finished Ns ago, exit status 0."
+        f.redact(&two),
+        "main: the command finished Ns ago, exit status 0.\n[2 rows printed]\none\ntwo"
     );
+    let failed = run("false").await;
+    assert!(
+        failed.ends_with("exit status 1.\nNothing printed."),
+        "{failed}"
+    );
+    let job = run("sleep 1 &").await;
+    let (told, pid) = job.rsplit_once("\n[1] ").unwrap_or_else(|| panic!("{job}"));
+    assert_eq!(
+        f.redact(told),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]"
+    );
+    assert!(pid.parse::<u32>().is_ok(), "{job}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

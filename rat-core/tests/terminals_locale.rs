@@ -55,6 +55,7 @@ async fn non_ascii_survives_with_the_locale_unset() {
         window: "main".into(),
         text: "printf '%s\\n' 'ü→漢'".into(),
         enter: false,
+        wait_seconds: 0,
     })
     .await;
     // Read until the last line shows a whole text (its four quotes; not after a fixed sleep):

@@ -88,6 +88,7 @@ fn send(window: &str, line: &str) -> SendText {
         window: window.into(),
         text: line.into(),
         enter: true,
+        wait_seconds: 0,
     }
 }
 
@@ -103,8 +104,10 @@ async fn wait(t: &Terminals, window: &str) -> String {
     .text
 }
 
-/// The statuses a finished wait tells, read back from its text (the inverse of the wording).
+/// The statuses a finished wait tells, read back from its first line (the inverse of the
+/// wording; the rows the command printed follow it).
 fn statuses_in(text: &str) -> Option<Vec<i32>> {
+    let text = text.lines().next()?;
     if let Some(rest) = text.split("statuses, left to right: ").nth(1) {
         let list = rest.split(')').next()?;
         return list.split(' ').map(|s| s.parse().ok()).collect();
@@ -239,6 +242,7 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                     t.send_keys(SendKeys {
                         window: "main".into(),
                         keys: vec!["C-c".into()],
+                        wait_seconds: 0,
                     })
                     .await;
                     if matches!(step, Step::InterruptedThenBackground) {
@@ -270,7 +274,11 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                 .unwrap_or_default()
                 .lines()
                 .count();
-            if answer.contains("finished") && ran != scripts {
+            let told_finished = answer
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains("finished"));
+            if told_finished && ran != scripts {
                 wrong.push(format!(
                     "sequence {sequence}, {step:?}: told finished with {ran} of {scripts} scripts ended: {answer}"
                 ));

@@ -33,7 +33,7 @@ struct FakeRatd {
 /// What a ratd whose terminals hold everything tells in its instructions (the start of them).
 const INSTRUCTIONS: &str = "rat gives you persistent terminals on host: commands run there, not \
      where you run. It is asynchronous by design: sending a command returns at once, without \
-     waiting for it to finish.";
+     waiting for it to finish, unless asked.";
 
 impl ServerHandler for FakeRatd {
     fn get_info(&self) -> ServerConfig {

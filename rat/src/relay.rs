@@ -47,6 +47,9 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The tool whose calls get their wait on top of [`REQUEST_TIMEOUT`].
 pub const WAIT_TOOL: &str = "wait_window";
 
+/// The tools whose calls wait when asked (`wait_seconds`), getting that wait on top too.
+pub const SENDING_TOOLS: [&str; 2] = ["send_text", "send_keys"];
+
 /// What the relay needs: where ratd is, how to reach it, and the tool schemas.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -288,7 +291,8 @@ impl Relay {
 }
 
 /// The wait a `wait_window` call adds to its time: what it waits, read from its arguments as
-/// rat-core reads them ([`WaitWindow::seconds`]: `max_seconds`, 20 when absent, 1 to 50).
+/// rat-core reads them ([`WaitWindow::seconds`]: `max_seconds`, 20 when absent, 1 to 50); a
+/// send_text or send_keys call, its `wait_seconds` (0 when absent, 50 at most).
 /// Arguments rat-core does not accept are refused by ratd at once: they get the longest wait.
 /// A batch (protocol 2025-03-26), whose calls ratd runs together, gets the longest wait of its
 /// calls.
@@ -302,12 +306,21 @@ fn wait_of(message: &Value) -> Duration {
     let Some(params) = message.get("params") else {
         return Duration::ZERO;
     };
-    if params.get("name").and_then(Value::as_str) != Some(WAIT_TOOL) {
-        return Duration::ZERO;
-    }
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let seconds = serde_json::from_value::<WaitWindow>(arguments)
-        .map_or(MAX_WAIT_SECONDS, |wait| wait.seconds());
+    let seconds = match params.get("name").and_then(Value::as_str) {
+        Some(WAIT_TOOL) => serde_json::from_value::<WaitWindow>(arguments)
+            .map_or(MAX_WAIT_SECONDS, |wait| wait.seconds()),
+        Some(tool) if SENDING_TOOLS.contains(&tool) => {
+            // Read as rat-core reads it: `wait_seconds`, 0 when absent, 50 at most.
+            match arguments.get("wait_seconds") {
+                None => 0,
+                Some(seconds) => seconds.as_u64().map_or(MAX_WAIT_SECONDS, |s| {
+                    s.min(u64::from(MAX_WAIT_SECONDS)) as u32
+                }),
+            }
+        }
+        _ => return Duration::ZERO,
+    };
     Duration::from_secs(u64::from(seconds))
 }
 
@@ -704,6 +717,24 @@ mod tests {
             {"method": "notifications/initialized"}
         ]);
         assert_eq!(wait_of(&batch), Duration::from_secs(40));
+        let send = |tool: &str, arguments: Value| {
+            wait_of(
+                &json!({"method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+            )
+        };
+        assert_eq!(send("send_text", json!({"window": "w"})), Duration::ZERO);
+        assert_eq!(
+            send("send_text", json!({"window": "w", "wait_seconds": 7})),
+            Duration::from_secs(7)
+        );
+        assert_eq!(
+            send("send_keys", json!({"wait_seconds": 500})),
+            Duration::from_secs(50)
+        );
+        assert_eq!(
+            send("send_keys", json!({"wait_seconds": "x"})),
+            Duration::from_secs(50)
+        );
         assert_eq!(wait_of(&json!([])), Duration::ZERO);
     }
 

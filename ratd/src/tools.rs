@@ -39,7 +39,7 @@ impl InFlight {
     pub fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
     }
-    /// The wait_window calls waiting now.
+    /// The waits in flight now: wait_window calls, and sends that wait.
     pub fn waits(&self) -> usize {
         self.waits.load(Ordering::SeqCst)
     }
@@ -125,18 +125,24 @@ impl Runner {
                     tokio::time::timeout(TOOL_TIMEOUT, session.close_window(input)).await,
                 )
             }
+            // A send that waits is a wait: its deadline sized by its wait, counted among the
+            // waits in flight, ended by the request's end or ratd's stop.
             "send_text" => {
                 let input: SendText = arguments(tool, args)?;
+                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
+                let _wait = (input.seconds() > 0).then(|| Counted::new(&self.in_flight.waits));
                 bounded(
-                    TOOL_TIMEOUT,
-                    tokio::time::timeout(TOOL_TIMEOUT, session.send_text(input)).await,
+                    limit,
+                    tokio::time::timeout(limit, session.send_text_with(input, request)).await,
                 )
             }
             "send_keys" => {
                 let input: SendKeys = arguments(tool, args)?;
+                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
+                let _wait = (input.seconds() > 0).then(|| Counted::new(&self.in_flight.waits));
                 bounded(
-                    TOOL_TIMEOUT,
-                    tokio::time::timeout(TOOL_TIMEOUT, session.send_keys(input)).await,
+                    limit,
+                    tokio::time::timeout(limit, session.send_keys_with(input, request)).await,
                 )
             }
             "read_window" => {

@@ -404,3 +404,160 @@ async fn scrollback_rows_beyond_32_bits_read_all_the_history() {
     client.cancel().await.unwrap();
     served.stop().await;
 }
+
+/// The three calls that wait: (tool, arguments) of each, once `main` runs `sleep 60` or is
+/// about to (a send that waits sends it itself), after what each needs sent before.
+async fn waiting_calls(client: &Client, way: &str) -> (&'static str, JsonObject) {
+    let arguments = |value: serde_json::Value| match value {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!(),
+    };
+    match way {
+        "wait_window" => {
+            call(
+                client,
+                "send_text",
+                json!({"window": "main", "text": "sleep 60", "enter": true}),
+            )
+            .await;
+            (
+                "wait_window",
+                arguments(json!({"window": "main", "max_seconds": 50})),
+            )
+        }
+        "send_text" => (
+            "send_text",
+            arguments(
+                json!({"window": "main", "text": "sleep 60", "enter": true, "wait_seconds": 50}),
+            ),
+        ),
+        "send_keys" => {
+            call(
+                client,
+                "send_text",
+                json!({"window": "main", "text": "sleep 60", "enter": false}),
+            )
+            .await;
+            (
+                "send_keys",
+                arguments(json!({"window": "main", "keys": ["Enter"], "wait_seconds": 50})),
+            )
+        }
+        other => panic!("no way {other}"),
+    }
+}
+
+/// A send that waits is a wait as wait_window is: counted among the waits in flight (the
+/// status line's), ended at once by the client's cancellation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_that_waits_is_counted_and_cancelled_as_a_wait() {
+    for way in ["send_text", "send_keys"] {
+        let mut served = Served::start(&["alice"]).await;
+        let client = served.mcp("alice").await;
+        wait_prompt(&client, "main").await;
+        let (tool, arguments) = waiting_calls(&client, way).await;
+        let handle = client
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                    CallToolRequestParams::new(tool).with_arguments(arguments),
+                )),
+                PeerRequestOptions::no_options(),
+            )
+            .await
+            .expect("the call sent");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while served.in_flight.waits() == 0 {
+            assert!(Instant::now() < deadline, "{way}: the wait never started");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(served.in_flight.waits(), 1, "{way}");
+        let cancelled = Instant::now();
+        handle
+            .cancel(Some("test".into()))
+            .await
+            .expect("cancel sent");
+        while served.in_flight.waits() > 0 {
+            assert!(
+                cancelled.elapsed() < Duration::from_secs(10),
+                "{way}: the wait still runs {:?} after the client cancelled it",
+                cancelled.elapsed()
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        // What it sent was sent: sleep runs.
+        let waited = call(
+            &client,
+            "wait_window",
+            json!({"window": "main", "max_seconds": 1}),
+        )
+        .await;
+        assert!(
+            text(&waited).contains("sleep in the foreground"),
+            "{way}: {}",
+            text(&waited)
+        );
+        client.cancel().await.unwrap();
+        served.stop().await;
+    }
+}
+
+/// ratd stopping answers a send that waits at once, as it answers wait_window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_answers_a_send_that_waits_at_once() {
+    for way in ["send_text", "send_keys"] {
+        let mut served = Served::start(&["alice"]).await;
+        let client = served.mcp("alice").await;
+        wait_prompt(&client, "main").await;
+        let (tool, arguments) = waiting_calls(&client, way).await;
+        let waiting = {
+            let peer = client.peer().clone();
+            tokio::spawn(async move {
+                peer.call_tool(CallToolRequestParams::new(tool).with_arguments(arguments))
+                    .await
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while served.in_flight.waits() == 0 {
+            assert!(Instant::now() < deadline, "{way}: the wait never started");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let stopping = Instant::now();
+        served.shutdown.cancel();
+        let answered = waiting.await.unwrap().expect("the wait is answered");
+        assert!(
+            stopping.elapsed() < Duration::from_secs(8),
+            "{way}: {:?}",
+            stopping.elapsed()
+        );
+        assert_eq!(
+            text(&answered),
+            "main: rat is stopping, so the wait ended early; what runs in the window stops with it.",
+            "{way}"
+        );
+        served.stop().await;
+    }
+}
+
+/// ratd's 10 s for a call is sized by the wait a send asks: a command of 12 s, waited for,
+/// is answered with its end, not cut at 10 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_waiting_beyond_ten_seconds_is_answered_with_the_end() {
+    let mut served = Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    wait_prompt(&client, "main").await;
+    let answered = call(
+        &client,
+        "send_text",
+        json!({"window": "main", "text": "sleep 12; echo slept", "enter": true, "wait_seconds": 40}),
+    )
+    .await;
+    assert_eq!(answered.is_error, Some(false), "{}", text(&answered));
+    let told = text(&answered);
+    assert!(
+        told.starts_with("main: the command finished ")
+            && told.ends_with(", exit status 0.\n[1 row printed]\nslept"),
+        "{told}"
+    );
+    client.cancel().await.unwrap();
+    served.stop().await;
+}

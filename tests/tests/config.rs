@@ -53,7 +53,9 @@ fn the_printed_entry_starts_rat_and_reaches_a_terminal() {
     );
     assert!(
         steps[4].text.starts_with("main: the command finished ")
-            && steps[4].text.ends_with(", exit status 0."),
+            && steps[4]
+                .text
+                .ends_with(", exit status 0.\n[1 row printed]\nconfigured"),
         "{:?}",
         steps[4]
     );

@@ -57,7 +57,7 @@ fn an_agent_scenario_through_rat() {
         step(5, "wait_window"),
         "build: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. \
          The pipeline exits with the status of its last command, 0, as bash reports it \
-         (statuses, left to right: 1 0).",
+         (statuses, left to right: 1 0).\nNothing printed.",
         "{text}"
     );
     assert_eq!(
@@ -80,7 +80,7 @@ fn an_agent_scenario_through_rat() {
         "{text}"
     );
     assert!(
-        step(13, "wait_window").ends_with("exit status 130."),
+        step(13, "wait_window").ends_with("exit status 130.\n[1 row printed]\n^C"),
         "C-c interrupted sleep\n{text}"
     );
     assert_eq!(step(14, "close_window"), "Window build closed.");

@@ -693,6 +693,25 @@ impl Client {
         before: &[Command],
         after: &[Command],
     ) -> Result<()> {
+        self.paste_after(target, data, before, after)
+            .await
+            .map(drop)
+    }
+
+    /// [`Client::paste`], returning the output of each `before` command, in order (empty for
+    /// one that failed, whose error is then the call's): a query
+    /// among them (`display-message -p`) reads the pane in the same write as the paste, just
+    /// before it, at no extra round trip.
+    ///
+    /// # Errors
+    /// As [`Client::paste`].
+    pub async fn paste_after(
+        &self,
+        target: &str,
+        data: &[u8],
+        before: &[Command],
+        after: &[Command],
+    ) -> Result<Vec<Vec<Vec<u8>>>> {
         let mut group: Vec<Command> = Vec::new();
         let mut guard = None;
         let id = self.next_id();
@@ -718,9 +737,15 @@ impl Client {
         let cmds: Vec<&Command> = before.iter().chain(&group).collect();
         let paste_index = before.len() + 1;
         let mut first_error = None;
+        let mut outputs = Vec::with_capacity(before.len());
         for (i, (cmd, reply)) in cmds.iter().zip(replies).enumerate() {
             let failed = !reply.success;
             let result = into_output(cmd.name(), reply);
+            if i < before.len() {
+                // One entry per `before` command, a failed one's empty (its error is the
+                // call's): the indices stay the caller's.
+                outputs.push(result.as_ref().cloned().unwrap_or_default());
+            }
             if !data.is_empty() && i == paste_index && failed {
                 let missing = matches!(&result, Err(Error::Command { message, .. }) if message.starts_with("no buffer"));
                 if missing {
@@ -747,7 +772,7 @@ impl Client {
         }
         match first_error {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(outputs),
         }
     }
 

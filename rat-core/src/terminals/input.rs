@@ -43,6 +43,10 @@ pub struct SendText {
     pub text: String,
     /// true presses Enter after the text, running it at a prompt; false leaves it on the command line, or answers a program without Enter.
     pub enter: bool,
+    /// Seconds to wait for what it runs to finish, 0 to 50 (0 by default: returns at once). The answer is then wait_window's, with what the command printed.
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 50), extend("default" = 0))]
+    pub wait_seconds: u32,
 }
 
 /// Input of `send_keys`.
@@ -53,6 +57,10 @@ pub struct SendKeys {
     pub window: String,
     /// The key names, pressed in order.
     pub keys: Vec<String>,
+    /// Seconds to wait for what it runs to finish, 0 to 50 (0 by default: returns at once). The answer is then wait_window's, with what the command printed.
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 50), extend("default" = 0))]
+    pub wait_seconds: u32,
 }
 
 /// Input of `read_window`. The rows are unsigned, so that the schema refuses a negative number;
@@ -91,6 +99,30 @@ pub struct WaitWindow {
     #[serde(default)]
     #[schemars(with = "u32", range(min = 1, max = 50), extend("default" = 20))]
     pub max_seconds: Option<u32>,
+}
+
+/// A send's `wait_seconds`, or `Err` with it when over 50: the schema bounds it, but not
+/// every client validates arguments against it.
+pub(crate) fn checked_send_wait(seconds: u32) -> Result<u32, u32> {
+    if seconds <= MAX_WAIT_SECONDS {
+        Ok(seconds)
+    } else {
+        Err(seconds)
+    }
+}
+
+impl SendText {
+    /// The wait asked for, in seconds, brought within 0 to 50 (for deadlines).
+    pub fn seconds(&self) -> u32 {
+        self.wait_seconds.min(MAX_WAIT_SECONDS)
+    }
+}
+
+impl SendKeys {
+    /// The wait asked for, in seconds, brought within 0 to 50 (for deadlines).
+    pub fn seconds(&self) -> u32 {
+        self.wait_seconds.min(MAX_WAIT_SECONDS)
+    }
 }
 
 impl WaitWindow {

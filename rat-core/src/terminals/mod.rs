@@ -9,7 +9,7 @@
 //! let check = controller.check_terminals().await; // words the instructions and descriptions
 //! let alice = controller.session("alice");
 //! println!("{}", alice.list_windows().await.text);
-//! alice.send_text(SendText { window: "main".into(), text: "make".into(), enter: true }).await;
+//! alice.send_text(SendText { window: "main".into(), text: "make".into(), enter: true, wait_seconds: 0 }).await;
 //! let done = alice
 //!     .wait_window(WaitWindow { window: "main".into(), max_seconds: Some(50) }, Default::default())
 //!     .await;
@@ -34,6 +34,7 @@ pub mod hook;
 pub mod input;
 pub mod keys;
 pub mod names;
+pub(crate) mod output;
 pub(crate) mod prompts;
 pub(crate) mod screen;
 pub mod status;

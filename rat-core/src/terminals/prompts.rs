@@ -38,6 +38,45 @@ pub(crate) struct PaneState {
     pub input_time: Option<f64>,
     /// The last prompt recorded.
     pub prompt: Option<Record>,
+    /// Where the last input's rows start, noted when it was written (see [`Mark`]).
+    pub mark: Option<Mark>,
+    /// Where the last answer about a command still running left its rows.
+    pub shown: Option<Shown>,
+}
+
+/// Where an input's rows start: the pane's cursor read by tmux in the same write as the input,
+/// just before it (docs/design/output.md). Rows are counted from the top of the history, as
+/// it was then: `history_size + cursor_y`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// The input's number.
+    pub input: u64,
+    /// The cursor's row, from the top of the history.
+    pub row: u64,
+    /// The rows of history then (a later count below it tells rows taken out of the history).
+    pub history: u64,
+    /// A full-screen program showed its own screen then: what it printed went there.
+    pub alternate: bool,
+    /// Sent at bash's prompt (the input before it answered): the lines its echo takes on the
+    /// screen, which are not the command's rows, and the start of its first line (to check that
+    /// the row still holds it). `None` when a command was running: every row is its output.
+    pub echo: Option<(usize, String)>,
+    /// Sent while a command ran (or after an input no prompt answered): the start of its first
+    /// line, which bash's line editor shows again after the prompt it reads it at; the rows up
+    /// to that one are not this command's. `None` for keys, and for a text sent at the prompt.
+    pub typed: Option<String>,
+}
+
+/// Where the last answer about a still running command left its rows: the cursor's row then
+/// (shown again when the cursor stood after text on it), counted as in [`Mark`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shown {
+    /// The input whose command was running.
+    pub input: u64,
+    /// The cursor's row, from the top of the history.
+    pub row: u64,
+    /// The rows of history then.
+    pub history: u64,
 }
 
 impl PaneState {
@@ -198,6 +237,12 @@ impl Prompts {
             .unwrap_or_default()
     }
 
+    /// Notes where the last answer about a running command left `pane`'s rows.
+    pub(crate) fn note_shown(&self, pane: u32, shown: Shown) {
+        let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
+        panes.entry(pane).or_default().shown = Some(shown);
+    }
+
     /// Starts an input to `pane`: takes its turn (inputs of a pane go one at a time), numbers
     /// it, and writes `N N-1` to its file. The returned [`InputTurn`] ends it: answered
     /// ([`InputTurn::answered`]: `N N`), or left in flight when tmux did not answer.
@@ -237,6 +282,28 @@ pub(crate) struct InputTurn {
 }
 
 impl InputTurn {
+    /// Notes where this input's rows start: the cursor's `row` from the top of the `history`,
+    /// read just before the input was written; `echo` the lines of its echo and the start of
+    /// its first line, kept only when the input before it had been answered (bash at its
+    /// prompt, echoing the line it reads); `alternate`: a full-screen program showed its
+    /// screen.
+    pub(crate) fn mark(&self, row: u64, history: u64, alternate: bool, echo: (usize, String)) {
+        let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
+        let state = panes.entry(self.pane).or_default();
+        let at_prompt = state
+            .prompt
+            .as_ref()
+            .is_some_and(|p| p.covers + 1 >= self.number);
+        state.mark = Some(Mark {
+            input: self.number,
+            row,
+            history,
+            alternate,
+            typed: (!at_prompt && !echo.1.is_empty()).then(|| echo.1.clone()),
+            echo: at_prompt.then_some(echo),
+        });
+    }
+
     /// tmux answered the input: its bytes are written to the pane.
     pub(crate) fn answered(self) -> std::io::Result<()> {
         {

@@ -67,10 +67,17 @@ pub fn instructions(host: &str, check: &TerminalCheck) -> String {
              read_window shows the screen."
         )
     };
+    let short = if check.records_prompts() {
+        "A short command is one call: send_text with wait_seconds answers once it finished, as \
+         wait_window does, with what it printed; a long one is sent without it, left to run, and \
+         waited for later."
+    } else {
+        ""
+    };
     let mut text = format!(
         "rat gives you persistent terminals on {host}: commands run there, not where you run. It \
          is asynchronous by design: sending a command returns at once, without waiting for it to \
-         finish. Start long running commands (builds, tests, deployments), carry on with other \
+         finish, unless asked. {short} Start long running commands (builds, tests, deployments), carry on with other \
          work, and come back to check them: {checking} Run several commands in parallel in several \
          windows, each long running command in the foreground of a window of its own \
          (create_window): a single list_windows then tells which still run, and reading a window \
@@ -166,9 +173,16 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
     } else {
         "list_windows and read_window then follow it, with no script checking jobs or their logs"
     };
+    let wait = if check.records_prompts() {
+        ", unless wait_seconds asks: then it answers as wait_window does once the command \
+         finished, with what it printed (a short command is one call; send a long one without \
+         it, and wait for it later)"
+    } else {
+        ""
+    };
     format!(
         "Paste text into a window, as a human pastes, then press Enter if enter is true. Returns \
-         at once, without waiting for the command. {meets} Run each long running command in the \
+         at once, without waiting for the command{wait}. {meets} Run each long running command in the \
          foreground of a window of its own (create_window) rather than in the background (&, \
          nohup): {follow}."
     )
@@ -187,10 +201,16 @@ pub fn key_names() -> String {
 }
 
 /// Description of `send_keys`: the names accepted (aliases not shown).
-pub fn send_keys_description() -> String {
+pub fn send_keys_description(check: &TerminalCheck) -> String {
+    let returns = if check.records_prompts() {
+        "Returns at once, unless wait_seconds asks: then it answers as wait_window does, with \
+         what followed (Enter, C-c)."
+    } else {
+        "Returns at once."
+    };
     format!(
         "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
-         To type text, use send_text. Returns at once.",
+         To type text, use send_text. {returns}",
         key_names()
     )
 }
@@ -222,8 +242,9 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
     };
     format!(
         "Wait until the command sent last to a window finished (bash back at its prompt){exited}. \
-         After max_seconds (20 by default, 50 at most), tells what still runs and since when: to \
-         wait longer, call it again once it returns; several calls at once on a window wait \
+         Its answer carries the last rows the command printed (since the last answer while it runs), \
+         with their count and the read_window call showing the others. After max_seconds (20 by \
+         default, 50 at most), tells what still runs and since when: to wait longer, call it again once it returns; several calls at once on a window wait \
          together, no longer than one. Not seen as finished: a program waiting for input, and \
          what runs within ssh or an interpreter. Seen as finished at once: a command run in the \
          background (&)."
@@ -335,6 +356,15 @@ pub(crate) fn max_seconds_out_of_range(asked: u32) -> String {
         "Nothing was waited for: max_seconds is {asked}, and must be from 1 to {max} ({} by \
          default). Call wait_window again with max_seconds from 1 to {max}, or without it.",
         super::input::DEFAULT_WAIT_SECONDS,
+        max = super::input::MAX_WAIT_SECONDS,
+    )
+}
+
+/// send_text or send_keys given a `wait_seconds` over 50 (`asked`): refused, nothing sent.
+pub(crate) fn wait_seconds_out_of_range(tool: &str, asked: u32) -> String {
+    format!(
+        "Nothing was sent: wait_seconds is {asked}, and must be from 0 to {max} (0 by default). \
+         Call {tool} again with wait_seconds from 0 to {max}, or without it.",
         max = super::input::MAX_WAIT_SECONDS,
     )
 }

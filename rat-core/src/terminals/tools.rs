@@ -8,9 +8,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, unix_now};
 use super::hook::{Exit, Record};
-use super::input::{CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow};
+use super::input::{
+    CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, checked_send_wait,
+};
 use super::keys::first_invalid_key;
 use super::names::{is_valid_name, is_valid_window_name};
+use super::output::{PROBE, Probe};
 use super::prompts::{InputTurn, now_f64};
 use super::screen::{Capture, render, trim_capture};
 use super::status::{ago, list_exit, wait_exit};
@@ -18,7 +21,7 @@ use super::text::first_control_char;
 use super::texts::{self, Origin};
 use super::window::WindowInfo;
 use super::{detached, foreground};
-use crate::tools::ToolResult;
+use crate::tools::{Outcome, ToolResult};
 
 /// The most keys in one `send-keys` command: far below what tmux's parser holds (about 9990
 /// arguments, its yacc stack being 10000 deep).
@@ -327,6 +330,11 @@ impl Terminals {
         vec![tmux_cc::leave_modes(target)]
     }
 
+    /// The query of the pane's cursor and history ([`PROBE`]).
+    fn probe(&self, target: &str) -> Command {
+        Command::new("display-message").args(["-p", "-t", target, PROBE])
+    }
+
     /// The pane an input to `window` goes to (its active pane), or why there is none: the
     /// session missing (created now, nothing sent) or the window.
     async fn input_pane(&self, window: &str) -> Result<Result<WindowInfo, Missing>, Fail> {
@@ -433,6 +441,12 @@ impl Terminals {
     /// `paste-buffer -p -r -d`, then Enter if asked, in one write). Control characters but tab
     /// and new line are refused, naming the first one and its line; nothing is sent.
     pub async fn send_text(&self, input: SendText) -> ToolResult {
+        self.send_text_with(input, CancellationToken::new()).await
+    }
+
+    /// send_text, whose wait (`wait_seconds`) ends at once when `cancel` fires (the request
+    /// ended), as wait_window's does.
+    pub async fn send_text_with(&self, input: SendText, cancel: CancellationToken) -> ToolResult {
         let window = &input.window;
         if let Some(refused) = self.check_names(window) {
             return refused;
@@ -441,6 +455,11 @@ impl Terminals {
             r.with_log("window", window)
                 .with_log("bytes", input.text.len())
                 .with_log("enter", input.enter)
+                .with_wait_log(input.wait_seconds)
+        };
+        let seconds = match checked_send_wait(input.wait_seconds) {
+            Ok(seconds) => seconds,
+            Err(asked) => return log(wait_out_of_range("send_text", asked)),
         };
         if let Some(c) = first_control_char(&input.text) {
             return log(ToolResult::refused(
@@ -474,14 +493,12 @@ impl Terminals {
         } else {
             &[]
         };
+        let mut before = self.input_prelude(&target);
+        before.push(self.probe(&target));
         let sent = client
-            .paste(
-                &target,
-                input.text.as_bytes(),
-                &self.input_prelude(&target),
-                after,
-            )
+            .paste_after(&target, input.text.as_bytes(), &before, after)
             .await;
+        let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text));
         let look = format!("read_window {window} shows whether the text arrived");
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -495,13 +512,51 @@ impl Terminals {
                 })
             })
             .await;
-        log(result)
+        log(self.then_wait(window, result, seconds, cancel).await)
+    }
+
+    /// After an input asking for a wait: the answer of wait_window once it was sent, or the
+    /// input's own when it was not.
+    async fn then_wait(
+        &self,
+        window: &str,
+        sent: ToolResult,
+        seconds: u32,
+        cancel: CancellationToken,
+    ) -> ToolResult {
+        if seconds == 0 || !matches!(sent.outcome, Outcome::Ok) {
+            return sent;
+        }
+        let check = self.controller.terminal_check();
+        if !check.records_prompts() {
+            return ToolResult::ok(format!(
+                "{} {}",
+                sent.text,
+                texts::can_not_wait(window, &check)
+            ));
+        }
+        let cancelled = cancel.clone();
+        let result = match self.wait_loop(window, seconds, cancel, &check).await {
+            Ok(result) => result,
+            Err(fail) => fail.result(),
+        };
+        if cancelled.is_cancelled() {
+            result.with_log("cancelled", true)
+        } else {
+            result
+        }
     }
 
     /// send_keys: the keys pressed in order, in one write. Names validated first (the first
     /// unknown one named), an empty list refused; nothing sent on refusal. The result repeats
     /// the keys pressed, the first 20 of a longer list and their count.
     pub async fn send_keys(&self, input: SendKeys) -> ToolResult {
+        self.send_keys_with(input, CancellationToken::new()).await
+    }
+
+    /// send_keys, whose wait (`wait_seconds`) ends at once when `cancel` fires (the request
+    /// ended), as wait_window's does.
+    pub async fn send_keys_with(&self, input: SendKeys, cancel: CancellationToken) -> ToolResult {
         let window = &input.window;
         if let Some(refused) = self.check_names(window) {
             return refused;
@@ -509,6 +564,11 @@ impl Terminals {
         let log = |r: ToolResult| {
             r.with_log("window", window)
                 .with_log("keys", input.keys.len())
+                .with_wait_log(input.wait_seconds)
+        };
+        let seconds = match checked_send_wait(input.wait_seconds) {
+            Ok(seconds) => seconds,
+            Err(asked) => return log(wait_out_of_range("send_keys", asked)),
         };
         let names = super::texts::key_names();
         if input.keys.is_empty() {
@@ -531,6 +591,7 @@ impl Terminals {
         }
         let target = self.target(window);
         let mut cmds = self.input_prelude(&target);
+        cmds.push(self.probe(&target));
         // tmux parses a command of a control client with a yacc grammar whose stack holds
         // 10000 entries: a send-keys of some 9990 keys or more fails ("yacc stack overflow").
         // Several send-keys in the same write press them all, in order.
@@ -548,7 +609,10 @@ impl Terminals {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
-        let sent = client.input_ok(&cmds).await.map(|_| ());
+        let sent = client
+            .input_ok(&cmds)
+            .await
+            .map(|outputs| mark(&turn, &outputs, ""));
         let look = format!("read_window {window} shows whether the keys arrived");
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -558,7 +622,7 @@ impl Terminals {
                 ))
             })
             .await;
-        log(result)
+        log(self.then_wait(window, result, seconds, cancel).await)
     }
 
     /// read_window: the screen (200x24), preceded by up to `scrollback_rows` rows of history;
@@ -824,7 +888,10 @@ impl Terminals {
                 ));
             };
             if w.finished() {
-                return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
+                let text = self.finished_text(window, &w, check);
+                return Ok(ToolResult::ok(
+                    self.with_output(window, w.pane, text, true).await?,
+                ));
             }
             let pane = w.pane;
             // Until its pane's prompt answers the last input (looked up in memory, at each
@@ -835,7 +902,7 @@ impl Terminals {
                 tokio::select! {
                     _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
                     _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
-                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check),
+                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check).await,
                     _ = &mut look_again => break,
                     changed = recorded.changed() => {
                         if changed.is_err() {
@@ -852,7 +919,7 @@ impl Terminals {
     }
 
     /// The answer of a wait whose time ran out, from the last look at the window.
-    fn timed_out(
+    async fn timed_out(
         &self,
         window: &str,
         w: WindowInfo,
@@ -860,16 +927,110 @@ impl Terminals {
         check: &super::TerminalCheck,
     ) -> Result<ToolResult, Fail> {
         if w.finished() {
-            return Ok(ToolResult::ok(self.finished_text(window, &w, check)));
+            let text = self.finished_text(window, &w, check);
+            return Ok(ToolResult::ok(
+                self.with_output(window, w.pane, text, true).await?,
+            ));
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
         let w = foreground::exact(w, &self.inner().features());
         let text = running_text(window, &w, now_f64(), waited);
-        Ok(if w.prompt.is_none() {
+        Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
-            ToolResult::ok(text)
+            ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
         })
+    }
+
+    /// `text` (a wait's answer) followed by what the last input's command printed, on a line
+    /// of its own (see [`super::output`]); `finished`: bash is back at its prompt. The pane is
+    /// read until two reads in a row find its cursor and history alike: tmux may still be
+    /// reading the command's last output from the terminal when the prompt is recorded.
+    async fn with_output(
+        &self,
+        window: &str,
+        pane: u32,
+        text: String,
+        finished: bool,
+    ) -> Result<String, Fail> {
+        let inner = self.inner();
+        let target = self.target(window);
+        let prompts = inner.live_any().prompts;
+        let parse = |reply: &tmux_cc::Reply| {
+            if !reply.success {
+                return None;
+            }
+            Probe::parse(&lines(reply).join(" "))
+        };
+        let mut last = parse(&inner.reply(self.probe(&target)).await?);
+        for _ in 0..50 {
+            let Some(now) = last else {
+                return Ok(text);
+            };
+            let state = prompts.pane(pane);
+            let Some(region) = super::output::region(&state, &now, finished) else {
+                return Ok(text);
+            };
+            let mut cmds = vec![self.probe(&target)];
+            let history = now.history as i64;
+            let first = region.first() as i64 - history;
+            let end = region.end as i64 - 1 - history;
+            let capture = !now.alternate && end >= first;
+            if capture {
+                // The echo's rows are counted on rows captured whole; a text typed ahead is
+                // shown again after the previous command's rows, anywhere in the region.
+                let echo_rows = match (&region.echo, &region.typed) {
+                    (_, Some(_)) => end - first,
+                    (Some((n, _)), None) => 4 * *n as i64 + 64,
+                    (None, None) => 0,
+                };
+                cmds.push(Command::new("capture-pane").args([
+                    "-p",
+                    "-J",
+                    "-S",
+                    &first.to_string(),
+                    "-E",
+                    &end.to_string(),
+                    "-t",
+                    &target,
+                ]));
+                cmds.push(Command::new("capture-pane").args([
+                    "-p",
+                    "-N",
+                    "-S",
+                    &first.to_string(),
+                    "-E",
+                    &end.min(first + echo_rows).to_string(),
+                    "-t",
+                    &target,
+                ]));
+            }
+            let replies = inner.input(&cmds).await?;
+            let again = parse(&replies[0]);
+            if again != last {
+                last = again;
+                continue;
+            }
+            let (joined, rows) = if capture {
+                (lines(&replies[1]).join("\n"), lines(&replies[2]).join("\n"))
+            } else {
+                (String::new(), String::new())
+            };
+            if !finished && !now.alternate {
+                prompts.note_shown(
+                    pane,
+                    super::prompts::Shown {
+                        input: state.started,
+                        row: now.row(),
+                        history: now.history,
+                    },
+                );
+            }
+            let block =
+                super::output::block(window, &region, &joined, &rows, now.history, now.alternate);
+            return Ok(format!("{text}\n{block}"));
+        }
+        Ok(text)
     }
 
     fn finished_text(&self, window: &str, w: &WindowInfo, check: &super::TerminalCheck) -> String {
@@ -878,8 +1039,44 @@ impl Terminals {
     }
 }
 
-/// The seconds since `time` (whole seconds, truncated by bash's clock), rounded to the nearest:
-/// the moment lies in `[time, time + 1)`, its middle is taken.
+/// Notes where an input's rows start from the output of its probe (the second command of its
+/// write, after the one leaving modes): the input tmux answered, the mark read just before it.
+fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
+    let Some(probe) = outputs
+        .get(1)
+        .and_then(|lines| lines.first())
+        .and_then(|line| Probe::parse(&String::from_utf8_lossy(line)))
+    else {
+        return;
+    };
+    // The start of its first line, as the echo shows it: before any tab (shown as spaces).
+    let first: String = text
+        .split('\n')
+        .next()
+        .unwrap_or("")
+        .split('\t')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(60)
+        .collect();
+    let lines = text.matches('\n').count() + 1;
+    turn.mark(
+        probe.row(),
+        probe.history,
+        probe.alternate,
+        (lines, first.trim().to_string()),
+    );
+}
+
+/// A send's `wait_seconds` over 50: refused, nothing sent.
+fn wait_out_of_range(tool: &str, asked: u32) -> ToolResult {
+    ToolResult::refused(
+        texts::wait_seconds_out_of_range(tool, asked),
+        "wait_seconds out of range",
+    )
+}
+
 /// The longest a paste waits for bash's line editor after its prompt hook ran: the other
 /// `PROMPT_COMMAND` entries (direnv's, pyenv's, which fork) run in between.
 const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
@@ -931,7 +1128,10 @@ fn finished_text(window: &str, prompt: &Record, check: &super::TerminalCheck) ->
 /// The answer of a wait that ran out of time (or a window that never ran rat's hook).
 pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) -> String {
     let since = |time: f64| ago((now - time).round() as i64);
-    if w.prompt.is_none() {
+    // No prompt ever, and nothing sent: bash starting, or a startup file replacing the hook.
+    // A text sent before bash's first prompt is read at it, and the hook records no prompt
+    // while a line waits: what runs then is the text's command, told as any other.
+    if w.prompt.is_none() && w.input.is_none() {
         return format!(
             "{window}: no prompt recorded: bash is still starting, or its startup files replace \
              PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses \

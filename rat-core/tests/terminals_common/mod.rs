@@ -124,6 +124,7 @@ impl Fixture {
                 window: window.into(),
                 text: line.into(),
                 enter: true,
+                wait_seconds: 0,
             })
             .await;
         assert!(!sent.outcome.is_error(), "{}", sent.text);
@@ -176,6 +177,17 @@ pub fn text(window: &str, text: &str, enter: bool) -> SendText {
         window: window.into(),
         text: text.into(),
         enter,
+        wait_seconds: 0,
+    }
+}
+
+/// A send_text input that waits `seconds` for what it runs.
+pub fn run_text(window: &str, text: &str, seconds: u32) -> SendText {
+    SendText {
+        window: window.into(),
+        text: text.into(),
+        enter: true,
+        wait_seconds: seconds,
     }
 }
 
@@ -184,6 +196,7 @@ pub fn keys(window: &str, keys: &[&str]) -> SendKeys {
     SendKeys {
         window: window.into(),
         keys: keys.iter().map(|k| k.to_string()).collect(),
+        wait_seconds: 0,
     }
 }
 

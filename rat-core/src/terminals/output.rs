@@ -1,0 +1,430 @@
+//! What a command printed, as the answer of a wait carries it (docs/design/output.md): the rows
+//! between where its input was written (or where the last answer about it stopped) and the
+//! cursor, joined (`capture-pane -J`), without the echoed command line and without the prompt
+//! after it; the last rows kept within [`KEPT_ROWS`] and [`KEPT_BYTES`], with a header telling
+//! how many there were and the read_window call that shows the others.
+//!
+//! Rows are counted from the top of the history: `history_size + cursor_y` is the cursor's.
+//! tmux drops the oldest tenth of a full history at once, and `clear` (`ESC[3J`) empties it:
+//! a count of history rows below the one noted tells either, and a start row no longer holding
+//! the echoed command tells rows gone.
+
+use super::prompts::{Mark, PaneState, Shown};
+
+/// The most rows an answer carries.
+pub(crate) const KEPT_ROWS: usize = 40;
+/// The most bytes of rows an answer carries.
+pub(crate) const KEPT_BYTES: usize = 8 * 1024;
+
+/// The format read from the pane, in the same write as an input, and before each capture.
+pub(crate) const PROBE: &str =
+    "#{history_size} #{cursor_y} #{cursor_x} #{alternate_on} #{history_limit}";
+
+/// The pane's cursor and history, as [`PROBE`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Probe {
+    /// Rows of history.
+    pub history: u64,
+    /// The cursor's row on the screen, from 0.
+    pub y: u64,
+    /// The cursor's column, from 0.
+    pub x: u64,
+    /// A full-screen program shows its alternate screen.
+    pub alternate: bool,
+    /// The most rows of history tmux keeps.
+    pub limit: u64,
+}
+
+impl Probe {
+    /// Parses the output of [`PROBE`].
+    pub(crate) fn parse(line: &str) -> Option<Probe> {
+        let numbers: Vec<u64> = line
+            .split(' ')
+            .map(|n| n.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let [history, y, x, alternate, limit] = numbers[..] else {
+            return None;
+        };
+        Some(Probe {
+            history,
+            y,
+            x,
+            alternate: alternate == 1,
+            limit,
+        })
+    }
+
+    /// The cursor's row from the top of the history.
+    pub(crate) fn row(&self) -> u64 {
+        self.history + self.y
+    }
+}
+
+/// The rows an answer covers, in the pane as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Region {
+    /// The first row, from the top of the history; `None`: gone (scrolled out of the history
+    /// or cleared), the rows from the top of the history are what is left.
+    pub start: Option<u64>,
+    /// The row after the last one.
+    pub end: u64,
+    /// The echo to leave out: its lines, and the start of its first line.
+    pub echo: Option<(usize, String)>,
+    /// A text typed while a command ran: the start of its first line, shown again by bash's
+    /// line editor after the prompt it reads it at (see [`typed_line`]).
+    pub typed: Option<String>,
+    /// The rows follow those of an earlier answer about the same command.
+    pub since_last: bool,
+}
+
+impl Region {
+    /// The first row captured.
+    pub(crate) fn first(&self) -> u64 {
+        self.start.unwrap_or(0)
+    }
+}
+
+/// `row`, noted when the history held `then` rows, in the pane as `now` shows it; `None` when
+/// it is gone. A history that shrank was cleared, or dropped its oldest tenth when full (taken
+/// as once: the echo check tells a wrong guess).
+fn rebase(row: u64, then: u64, now: &Probe) -> Option<u64> {
+    if now.history >= then {
+        return Some(row);
+    }
+    let gap = (now.limit / 10).max(1);
+    if now.history + gap >= now.limit && row >= gap {
+        Some(row - gap)
+    } else {
+        None
+    }
+}
+
+/// The rows of the last input's command in `state`, with the pane as `now` shows it;
+/// `finished`: bash is back at its prompt, whose row is left out. `None` when no input's start
+/// was noted (nothing was sent since ratd started, or tmux did not answer the note).
+pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<Region> {
+    let end = now.row() + u64::from(!finished && now.x > 0);
+    if let Some(Shown {
+        input,
+        row,
+        history,
+    }) = &state.shown
+        && *input == state.started
+    {
+        return Some(Region {
+            start: rebase(*row, *history, now),
+            end,
+            echo: None,
+            typed: None,
+            since_last: true,
+        });
+    }
+    let Mark {
+        input,
+        row,
+        history,
+        alternate,
+        echo,
+        typed,
+    } = state.mark.as_ref()?;
+    if *input != state.started {
+        return None;
+    }
+    if *alternate {
+        // Sent to a full-screen program: what it printed went to its own screen, and what
+        // follows it starts at the cursor.
+        return Some(Region {
+            start: Some(end.min(now.row())),
+            end,
+            echo: None,
+            typed: None,
+            since_last: false,
+        });
+    }
+    Some(Region {
+        start: rebase(*row, *history, now),
+        end,
+        echo: echo.clone(),
+        typed: typed.clone(),
+        since_last: false,
+    })
+}
+
+/// How many physical rows the first `lines` joined lines take: `joined` is the capture with
+/// `-J`, `rows` the same rows without it (`-N`, so that each row is whole); a joined line is
+/// its rows put end to end.
+fn rows_of(joined: &[&str], rows: &[&str], lines: usize) -> usize {
+    let mut r = 0;
+    for line in joined.iter().take(lines) {
+        let mut length = 0;
+        loop {
+            let Some(row) = rows.get(r) else {
+                return r;
+            };
+            length += row.len();
+            r += 1;
+            if length >= line.len() {
+                break;
+            }
+        }
+    }
+    r
+}
+
+/// The line at which bash's line editor read a text typed while a command ran (`first`: the
+/// start of its first line), among the `joined` lines from where it was written: the first
+/// line ending with it, but a line that is only that text (the terminal's own echo, while the
+/// command ran, or a prompt showing nothing) when a later line ends with it too. `None` when no
+/// line shows it (the running command read it, say): then every row is taken.
+fn typed_line(joined: &[&str], first: &str) -> Option<usize> {
+    let shows = |line: &&str| line.trim_end_matches(' ').ends_with(first);
+    let at = joined.iter().position(shows)?;
+    if joined[at].trim_end_matches(' ') == first
+        && let Some(later) = joined[at + 1..].iter().position(shows)
+    {
+        return Some(at + 1 + later);
+    }
+    Some(at)
+}
+
+/// The block an answer carries after its first sentence, from the captures of `region`:
+/// `joined` (`-J`) and `rows` (`-N`, only the first rows, to count the echo's). `history`: the
+/// rows of history now, for the read_window call.
+pub(crate) fn block(
+    window: &str,
+    region: &Region,
+    joined: &str,
+    rows: &str,
+    history: u64,
+    alternate: bool,
+) -> String {
+    if alternate {
+        return "A full-screen program holds the screen: read_window shows it.".to_string();
+    }
+    let joined: Vec<&str> = if region.end > region.first() {
+        joined.split('\n').collect()
+    } else {
+        Vec::new()
+    };
+    let mut start = region.start;
+    let mut skip = 0;
+    let mut skipped_rows = 0;
+    if let (Some(_), Some((lines, first))) = (start, &region.echo) {
+        if joined
+            .first()
+            .is_some_and(|line| line.contains(first.as_str()))
+        {
+            skip = (*lines).min(joined.len());
+            let physical: Vec<&str> = rows.split('\n').collect();
+            skipped_rows = rows_of(&joined, &physical, skip) as u64;
+        } else {
+            // The row noted no longer holds the command: the rows before it went.
+            start = None;
+        }
+    } else if let (Some(_), Some(first)) = (start, &region.typed)
+        && let Some(at) = typed_line(&joined, first)
+    {
+        skip = at + 1;
+        let physical: Vec<&str> = rows.split('\n').collect();
+        skipped_rows = rows_of(&joined, &physical, skip) as u64;
+    }
+    let lines: Vec<&str> = joined[skip..]
+        .iter()
+        .map(|l| l.trim_end_matches(' '))
+        .collect();
+    let since = if region.since_last {
+        " since the last answer"
+    } else {
+        ""
+    };
+    if lines.is_empty() || (lines.len() == 1 && lines[0].is_empty() && start.is_some()) {
+        return if start.is_none() {
+            format!(
+                "[Its rows are gone: scrolled out of the history or cleared]\nNothing printed{since}."
+            )
+        } else {
+            format!("Nothing printed{since}.")
+        };
+    }
+    let total = lines.len();
+    // The last rows, within the rows and bytes kept.
+    let mut kept = 0;
+    let mut bytes = 0;
+    for line in lines.iter().rev() {
+        if kept == KEPT_ROWS || bytes + line.len() + 1 > KEPT_BYTES {
+            break;
+        }
+        kept += 1;
+        bytes += line.len() + 1;
+    }
+    let mut cut_line = None;
+    if kept == 0 {
+        // One line longer than the bytes kept: its end.
+        let line = lines[total - 1];
+        let mut at = line.len() - (KEPT_BYTES - 1);
+        while !line.is_char_boundary(at) {
+            at += 1;
+        }
+        cut_line = Some(&line[at..]);
+        kept = 1;
+    }
+    let shown: Vec<&str> = match cut_line {
+        Some(end) => vec![end],
+        None => lines[total - kept..].to_vec(),
+    };
+    let rows_word = |n: usize| if n == 1 { "row" } else { "rows" };
+    let mut header = match start {
+        Some(_) => format!("[{total} {} printed{since}", rows_word(total)),
+        None => format!(
+            "[its first rows are gone (scrolled out of the history, or cleared): {total} {} left",
+            rows_word(total)
+        ),
+    };
+    if kept < total || cut_line.is_some() {
+        if cut_line.is_some() {
+            header.push_str(", the end of the last one below");
+        } else {
+            header.push_str(&format!(", the last {kept} below"));
+        }
+        let first = region.first() + skipped_rows;
+        let scrollback = history.saturating_sub(if start.is_some() { first } else { 0 });
+        if scrollback > 0 {
+            header.push_str(&format!(
+                "; read_window {window} with scrollback_rows {scrollback} shows them from the first"
+            ));
+        } else {
+            header.push_str(&format!("; read_window {window} shows them from the first"));
+        }
+    }
+    header.push(']');
+    format!("{header}\n{}", shown.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(history: u64, y: u64, x: u64) -> Probe {
+        Probe {
+            history,
+            y,
+            x,
+            alternate: false,
+            limit: 10_000,
+        }
+    }
+
+    #[test]
+    fn probes_parse() {
+        assert_eq!(Probe::parse("12 3 10 0 10000"), Some(probe(12, 3, 10)));
+        assert_eq!(Probe::parse("12 3 10 0"), None);
+        assert_eq!(Probe::parse("a 3 10 0 1"), None);
+    }
+
+    #[test]
+    fn history_dropped_or_cleared() {
+        assert_eq!(rebase(500, 400, &probe(900, 0, 0)), Some(500));
+        // Full: its oldest tenth dropped.
+        assert_eq!(rebase(9_990, 9_980, &probe(9_100, 0, 0)), Some(8_990));
+        // Cleared.
+        assert_eq!(rebase(500, 400, &probe(30, 0, 0)), None);
+    }
+
+    #[test]
+    fn echo_rows_are_counted_whole() {
+        let long = "x".repeat(250);
+        let joined = [long.as_str(), "out"];
+        let rows = ["x".repeat(200), "x".repeat(50), "out".into()];
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        assert_eq!(rows_of(&joined, &rows, 1), 2);
+        assert_eq!(rows_of(&["", "a"], &["", "a"], 1), 1);
+    }
+
+    fn region(start: u64, end: u64) -> Region {
+        Region {
+            start: Some(start),
+            end,
+            echo: Some((1, "seq 3".into())),
+            typed: None,
+            since_last: false,
+        }
+    }
+
+    #[test]
+    fn a_text_typed_ahead_starts_after_the_prompt_that_read_it() {
+        let typed = "sleep 1; echo second";
+        // The terminal's echo while sleep ran, then the prompt showing it again.
+        let joined = [typed, "$ sleep 1; echo second", "second"];
+        assert_eq!(typed_line(&joined, typed), Some(1));
+        // A prompt showing nothing before it: the terminal echoed nothing (no echo while the
+        // command ran), the only line is the prompt's.
+        assert_eq!(typed_line(&[typed, "second"], typed), Some(0));
+        assert_eq!(typed_line(&["$ (exit 9)"], "(exit 9)"), Some(0));
+        // The command before it read the text: no line shows it again.
+        assert_eq!(typed_line(&["other"], typed), None);
+        let r = Region {
+            start: Some(0),
+            end: 3,
+            echo: None,
+            typed: Some(typed.into()),
+            since_last: false,
+        };
+        let joined = joined.join("\n");
+        assert_eq!(
+            block("w", &r, &joined, &joined, 0, false),
+            "[1 row printed]\nsecond"
+        );
+    }
+
+    #[test]
+    fn blocks() {
+        let r = region(10, 14);
+        assert_eq!(
+            block("w", &r, "$ seq 3\n1\n2\n3", "$ seq 3\n", 0, false),
+            "[3 rows printed]\n1\n2\n3"
+        );
+        assert_eq!(
+            block(
+                "w",
+                &Region {
+                    echo: Some((1, "true".into())),
+                    ..region(10, 11)
+                },
+                "$ true",
+                "$ true",
+                0,
+                false
+            ),
+            "Nothing printed."
+        );
+        assert_eq!(
+            block("w", &r, "$ seq 3\n1", "", 0, true),
+            "A full-screen program holds the screen: read_window shows it."
+        );
+        // The echo gone from its row: cleared.
+        assert_eq!(
+            block("w", &r, "1\n2", "1\n2", 0, false),
+            "[its first rows are gone (scrolled out of the history, or cleared): 2 rows left]\n1\n2"
+        );
+        let many: Vec<String> = (1..=100).map(|n| n.to_string()).collect();
+        let joined = format!("$ seq 3\n{}", many.join("\n"));
+        let text = block("w", &region(0, 101), &joined, "$ seq 3\n1", 90, false);
+        let (header, rows) = text.split_once('\n').unwrap();
+        assert_eq!(
+            header,
+            "[100 rows printed, the last 40 below; read_window w with scrollback_rows 89 shows them from the first]"
+        );
+        assert_eq!(rows, many[60..].join("\n"));
+        let long = "é".repeat(10_000);
+        let text = block(
+            "w",
+            &region(0, 2),
+            &format!("$ seq 3\n{long}"),
+            "$ seq 3\n",
+            0,
+            false,
+        );
+        assert!(text.len() < KEPT_BYTES + 200, "{}", text.len());
+        assert!(text.starts_with("[1 row printed, the end of the last one below; read_window w shows them from the first]\n"));
+    }
+}

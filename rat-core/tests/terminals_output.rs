@@ -1,0 +1,296 @@
+//! What a wait's answer carries of what the command printed, against a real tmux and a real
+//! bash (one private socket per test): its rows without the echoed command line nor the prompt
+//! after it, the last ones kept with the count of all and the read_window call reaching the
+//! first, a full-screen program, a command still running, commands one after the other, and a
+//! send that waits.
+
+mod terminals_common;
+
+use rat_core::terminals::SendKeys;
+use rat_core::tools::Outcome;
+use terminals_common::*;
+use tokio_util::sync::CancellationToken;
+
+/// A send_keys input that waits `seconds` for what follows.
+fn keys_waiting(window: &str, keys: &[&str], seconds: u32) -> SendKeys {
+    SendKeys {
+        window: window.into(),
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        wait_seconds: seconds,
+    }
+}
+
+#[tokio::test]
+async fn a_command_printing_three_rows_is_answered_with_them_in_one_call() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t
+        .send_text(run_text("main", "printf 'a\\nb\\nc\\n'", 10))
+        .await;
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\na\nb\nc"
+    );
+    // wait_window afterwards answers the same.
+    let w = t
+        .wait_window(wait("main", 5), CancellationToken::new())
+        .await;
+    assert_eq!(f.redact(&w.text), f.redact(&r.text));
+}
+
+#[tokio::test]
+async fn a_command_printing_nothing_says_so_in_two_words() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "true", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\nNothing printed."
+    );
+    let r = t.send_text(run_text("main", "false", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 1.\nNothing printed."
+    );
+}
+
+#[tokio::test]
+async fn ten_thousand_rows_are_cut_to_the_last_with_the_call_reaching_the_first() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 1 10000", 30)).await;
+    let text = f.redact(&r.text);
+    let (status, rest) = text.split_once('\n').unwrap();
+    assert_eq!(status, "main: the command finished Ns ago, exit status 0.");
+    let (header, rows) = rest.split_once('\n').unwrap();
+    let expected: Vec<String> = (9961..=10000).map(|n| n.to_string()).collect();
+    assert_eq!(rows, expected.join("\n"));
+    let prefix = "[10000 rows printed, the last 40 below; read_window main with scrollback_rows ";
+    assert!(header.starts_with(prefix), "{header}");
+    let n: u32 = header[prefix.len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        &header[prefix.len() + n.to_string().len()..],
+        " shows them from the first]"
+    );
+    // The call told reads from the first row the command printed: `1`, after the header.
+    let shown = t.read_window(read("main", n)).await;
+    let mut lines = shown.text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(format!("[{n} rows of history]").as_str())
+    );
+    assert_eq!(lines.next(), Some("1"));
+    // One row more reaches the command line.
+    let shown = t.read_window(read("main", n + 1)).await;
+    assert_eq!(shown.text.lines().nth(1), Some("$ seq 1 10000"));
+}
+
+#[tokio::test]
+async fn rows_holding_a_prompt_like_text_are_rows() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t
+        .send_text(run_text(
+            "main",
+            "printf '$ not a prompt\\n$ \\nend $ \\n'",
+            10,
+        ))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n$ not a prompt\n$\nend $"
+    );
+}
+
+#[tokio::test]
+async fn commands_sent_one_after_the_other_each_show_their_own_rows() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    for round in 0..20 {
+        let first = t
+            .send_text(run_text(
+                "main",
+                &format!("echo first {round}; echo again"),
+                10,
+            ))
+            .await;
+        let second = t
+            .send_text(run_text("main", &format!("echo second {round}"), 10))
+            .await;
+        assert_eq!(
+            f.redact(&first.text),
+            format!(
+                "main: the command finished Ns ago, exit status 0.\n[2 rows printed]\nfirst {}\nagain",
+                f.redact(&round.to_string())
+            ),
+            "round {round}"
+        );
+        assert_eq!(
+            f.redact(&second.text),
+            format!(
+                "main: the command finished Ns ago, exit status 0.\n[1 row printed]\nsecond {}",
+                f.redact(&round.to_string())
+            ),
+            "round {round}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_command_still_running_shows_the_rows_printed_since_the_last_answer() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    // A FIFO the test writes a line to: bash's builtin read waits on it, so bash shows in the
+    // foreground.
+    // Two of them: a writer still holding the first open would let a second read of the
+    // same one through at once.
+    let go = f.home().join("go");
+    let go2 = f.home().join("go2");
+    for fifo in [&go, &go2] {
+        nix::unistd::mkfifo(fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    }
+    let line = format!(
+        "echo one; read -r _ < {}; echo two; read -r _ < {}; echo three",
+        go.display(),
+        go2.display()
+    );
+    let release = |go: std::path::PathBuf| {
+        tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
+    };
+    let r = t.send_text(run_text("main", &line, 1)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: nothing finished since your last input, Ns ago: bash has shown no prompt since. \
+         A bash script or builtin may still be running (a script shows as bash), a text may wait \
+         on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND \
+         in this terminal (unset, it comes back after the next command; assigned anew, as \
+         `source ~/.bashrc` may do, only a new window has it): read_window shows which.\n\
+         [1 row printed]\none"
+    );
+    let w = t
+        .wait_window(wait("main", 1), CancellationToken::new())
+        .await;
+    assert!(
+        w.text.ends_with("\nNothing printed since the last answer."),
+        "{}",
+        w.text
+    );
+    release(go.clone()).await.unwrap();
+    f.read_until("s", "main", 0, |screen| screen.ends_with("two"))
+        .await;
+    let w = t
+        .wait_window(wait("main", 1), CancellationToken::new())
+        .await;
+    assert!(
+        w.text
+            .ends_with("\n[1 row printed since the last answer]\ntwo"),
+        "{}",
+        w.text
+    );
+    release(go2.clone()).await.unwrap();
+    let w = t
+        .wait_window(wait("main", 10), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&w.text),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed since the last answer]\nthree"
+    );
+}
+
+#[tokio::test]
+async fn a_full_screen_program_is_told_in_one_sentence() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "less /etc/passwd", 1)).await;
+    assert!(
+        r.text
+            .ends_with("\nA full-screen program holds the screen: read_window shows it."),
+        "{}",
+        r.text
+    );
+    assert!(r.text.starts_with("main: still running"), "{}", r.text);
+    let r = t.send_keys(keys_waiting("main", &["q"], 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\nNothing printed."
+    );
+}
+
+#[tokio::test]
+async fn a_send_without_a_wait_answers_as_before_and_over_fifty_is_refused() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(text("main", "echo hi", true)).await;
+    assert_eq!(r.text, "Pasted 7 characters into main, then pressed Enter.");
+    let r = t.send_text(run_text("main", "echo hi", 51)).await;
+    assert_eq!(
+        r.text,
+        "Nothing was sent: wait_seconds is 51, and must be from 0 to 50 (0 by default). Call \
+         send_text again with wait_seconds from 0 to 50, or without it."
+    );
+    assert!(r.outcome.is_error());
+    // The first echo ran: an Enter pressed now is at the prompt after it.
+    let w = t
+        .wait_window(wait("main", 10), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&w.text),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\nhi"
+    );
+    let r = t.send_keys(keys_waiting("main", &["Enter"], 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\nNothing printed."
+    );
+}
+
+/// A command sent to a window whose bash has not shown its first prompt yet is read at that
+/// prompt (the hook records none while a line waits): a wait on it tells it running, never
+/// "no prompt recorded", then its end with its own rows. Repeated, as when bash is ready
+/// varies.
+#[tokio::test]
+async fn a_command_sent_before_the_first_prompt_is_told_running_then_finished() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    for round in 0..6 {
+        let name = format!("w{round}");
+        let created = t
+            .create_window(rat_core::terminals::CreateWindow { name: name.clone() })
+            .await;
+        assert!(!created.outcome.is_error(), "{}", created.text);
+        let r = t.send_text(run_text(&name, "sleep 2; echo done", 1)).await;
+        assert!(
+            r.text.starts_with(&format!("{name}: still running, "))
+                || r.text
+                    .starts_with(&format!("{name}: nothing finished since your last input, ")),
+            "round {round}: {}",
+            r.text
+        );
+        let w = t
+            .wait_window(wait(&name, 20), CancellationToken::new())
+            .await;
+        let rows = w.text.split_once('\n').map(|(_, rows)| rows);
+        assert!(
+            w.text
+                .starts_with(&format!("{name}: the command finished "))
+                && (rows == Some("[1 row printed]\ndone")
+                    || rows == Some("[1 row printed since the last answer]\ndone")),
+            "round {round}: {}",
+            w.text
+        );
+    }
+}
