@@ -227,6 +227,20 @@ async fn a_full_screen_program_is_told_in_one_sentence() {
         f.redact(&r.text),
         "main: the command finished Ns ago, exit status 0.\nNothing printed."
     );
+    // What the command prints once the program left the screen is its row: it starts where
+    // the normal screen's cursor was saved.
+    for round in 0..3 {
+        let r = t
+            .send_text(run_text("main", "seq 30 | less; echo after-less", 1))
+            .await;
+        assert!(r.text.starts_with("main: still running"), "{}", r.text);
+        let r = t.send_keys(keys_waiting("main", &["q"], 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            "main: the command finished Ns ago, exit status 0.\n[1 row printed]\nafter-less",
+            "round {round}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -291,6 +305,104 @@ async fn a_command_sent_before_the_first_prompt_is_told_running_then_finished() 
                     || rows == Some("[1 row printed since the last answer]\ndone")),
             "round {round}: {}",
             w.text
+        );
+    }
+}
+
+/// `clear` with no history (a new window): no count of history rows tells it, the echo's row
+/// no longer holds the command; the rows left are the screen's, said so.
+#[tokio::test]
+async fn a_clear_with_no_history_shows_the_rows_left() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 3", 10)).await;
+    assert!(
+        r.text.ends_with("\n[3 rows printed]\n1\n2\n3"),
+        "{}",
+        r.text
+    );
+    let r = t
+        .send_text(run_text("main", "clear; echo after-clear", 10))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[its first rows are gone (scrolled \
+         out of the history, or cleared): 1 row left]\nafter-clear"
+    );
+    let r = t
+        .send_text(run_text("main", "seq 2; clear; seq 3", 10))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[its first rows are gone (scrolled \
+         out of the history, or cleared): 3 rows left]\n1\n2\n3"
+    );
+}
+
+/// A text ending with a new line: bash's line editor shows its final new line as no line of
+/// its own, so the rows after the echo are the command's.
+#[tokio::test]
+async fn a_text_ending_with_a_new_line_shows_all_its_rows() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "echo tail\n", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\ntail"
+    );
+    let r = t.send_text(run_text("main", "seq 3\n\n", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n1\n2\n3"
+    );
+}
+
+/// A full history drops its oldest tenth (1000 rows) as often as a command prints past it:
+/// the command's first row is found wherever the drops moved it, and told exactly; a command
+/// whose name its output repeats (`make` in `make[1]: ...`) is not taken for its echo.
+#[tokio::test]
+async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 12000", 40)).await;
+    assert!(r.text.contains("exit status 0."), "{}", r.text);
+    t.send_text(run_text(
+        "main",
+        "make() { for i in $(seq 2500); do echo \"make[1]: step $i\"; done; }",
+        10,
+    ))
+    .await;
+    for (line, total, first) in [
+        ("seq 1500", 1500, "1".to_string()),
+        ("seq 2500", 2500, "1".to_string()),
+        ("make", 2500, "make[1]: step 1".to_string()),
+    ] {
+        let r = t.send_text(run_text("main", line, 40)).await;
+        let text = f.redact(&r.text);
+        let (status, rest) = text.split_once('\n').unwrap();
+        assert_eq!(
+            status, "main: the command finished Ns ago, exit status 0.",
+            "{line}"
+        );
+        let header = rest.lines().next().unwrap();
+        let prefix = format!(
+            "[{total} rows printed, the last 40 below; read_window main with scrollback_rows "
+        );
+        assert!(header.starts_with(&prefix), "{line}: {header}");
+        let n: u32 = header[prefix.len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let shown = t.read_window(read("main", n)).await;
+        assert_eq!(
+            shown.text.lines().nth(1),
+            Some(first.as_str()),
+            "{line}: the hint's first row"
         );
     }
 }

@@ -18,7 +18,7 @@ pub(crate) const KEPT_BYTES: usize = 8 * 1024;
 
 /// The format read from the pane, in the same write as an input, and before each capture.
 pub(crate) const PROBE: &str =
-    "#{history_size} #{cursor_y} #{cursor_x} #{alternate_on} #{history_limit}";
+    "#{history_size} #{cursor_y} #{cursor_x} #{alternate_on} #{history_limit} #{alternate_saved_y}";
 
 /// The pane's cursor and history, as [`PROBE`] reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,10 @@ pub(crate) struct Probe {
     pub alternate: bool,
     /// The most rows of history tmux keeps.
     pub limit: u64,
+    /// Under a full-screen program, the row of the normal screen's cursor, saved when the
+    /// program took the screen and restored when it leaves it (`alternate_saved_y`; tmux keeps
+    /// the history as it was meanwhile). A number past the screen when none was saved.
+    pub saved_y: u64,
 }
 
 impl Probe {
@@ -42,7 +46,7 @@ impl Probe {
             .split(' ')
             .map(|n| n.trim().parse().ok())
             .collect::<Option<_>>()?;
-        let [history, y, x, alternate, limit] = numbers[..] else {
+        let [history, y, x, alternate, limit, saved_y] = numbers[..] else {
             return None;
         };
         Some(Probe {
@@ -51,12 +55,24 @@ impl Probe {
             x,
             alternate: alternate == 1,
             limit,
+            saved_y,
         })
     }
 
     /// The cursor's row from the top of the history.
     pub(crate) fn row(&self) -> u64 {
         self.history + self.y
+    }
+
+    /// Where the rows of an input's command start, from the top of the history: the cursor's
+    /// row; under a full-screen program, the normal screen's saved one, where what is printed
+    /// after the program leaves the screen goes (`less; echo done`).
+    pub(crate) fn start_row(&self) -> u64 {
+        if self.alternate && self.saved_y < 10_000 {
+            self.history + self.saved_y
+        } else {
+            self.row()
+        }
     }
 }
 
@@ -73,6 +89,9 @@ pub(crate) struct Region {
     /// A text typed while a command ran: the start of its first line, shown again by bash's
     /// line editor after the prompt it reads it at (see [`typed_line`]).
     pub typed: Option<String>,
+    /// The row and column the echo was noted at, before any drop of the history's oldest
+    /// rows (see [`echo_rows`]); `None` without an echo to find.
+    pub noted: Option<(u64, u64)>,
     /// The rows follow those of an earlier answer about the same command.
     pub since_last: bool,
 }
@@ -116,12 +135,14 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             end,
             echo: None,
             typed: None,
+            noted: None,
             since_last: true,
         });
     }
     let Mark {
         input,
         row,
+        x,
         history,
         alternate,
         echo,
@@ -131,13 +152,14 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         return None;
     }
     if *alternate {
-        // Sent to a full-screen program: what it printed went to its own screen, and what
-        // follows it starts at the cursor.
+        // Sent to a full-screen program: what it printed went to its own screen; what follows
+        // it starts where the normal screen's cursor was saved ([`Probe::start_row`]).
         return Some(Region {
-            start: Some(end.min(now.row())),
+            start: rebase(*row, *history, now).map(|row| row.min(end)),
             end,
             echo: None,
             typed: None,
+            noted: None,
             since_last: false,
         });
     }
@@ -146,6 +168,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         end,
         echo: echo.clone(),
         typed: typed.clone(),
+        noted: echo.as_ref().map(|_| (*row, *x)),
         since_last: false,
     })
 }
@@ -169,6 +192,34 @@ fn rows_of(joined: &[&str], rows: &[&str], lines: usize) -> usize {
         }
     }
     r
+}
+
+/// The rows the echo noted at `row` may be at now, most likely first: tmux drops the oldest
+/// tenth of a full history at once, as many times as the command printed past it, so with a
+/// history near full the row moved up by some number of tenths. Without a full history, only
+/// `row` itself. Rows past the cursor's are left out.
+pub(crate) fn echo_rows(row: u64, now: &Probe) -> Vec<u64> {
+    let gap = (now.limit / 10).max(1);
+    if now.history + gap < now.limit {
+        return vec![row];
+    }
+    (0..=10u64)
+        .filter_map(|k| row.checked_sub(k * gap))
+        .filter(|r| *r <= now.row())
+        .collect()
+}
+
+/// Whether `line` (a row captured joined) holds an echo of `first` starting near column `x`,
+/// the cursor's when the input was written: after a prefix (the prompt) of about `x` columns.
+/// Column and character counts differ for wide characters (2 columns) and for leading spaces
+/// of the text (left out of `first`): the prefix is taken between `x / 2` and `x + 8`
+/// characters, so that a row of output merely holding the text (`make` in `make[1]: ...`) is
+/// not taken for the echo.
+pub(crate) fn echo_at(line: &str, first: &str, x: u64) -> bool {
+    line.match_indices(first).any(|(at, _)| {
+        let prefix = line[..at].chars().count() as u64;
+        prefix * 2 >= x && prefix <= x + 8
+    })
 }
 
 /// The line at which bash's line editor read a text typed while a command ran (`first`: the
@@ -311,13 +362,17 @@ mod tests {
             x,
             alternate: false,
             limit: 10_000,
+            saved_y: 4_294_967_295,
         }
     }
 
     #[test]
     fn probes_parse() {
-        assert_eq!(Probe::parse("12 3 10 0 10000"), Some(probe(12, 3, 10)));
-        assert_eq!(Probe::parse("12 3 10 0"), None);
+        assert_eq!(
+            Probe::parse("12 3 10 0 10000 4294967295"),
+            Some(probe(12, 3, 10))
+        );
+        assert_eq!(Probe::parse("12 3 10 0 10000"), None);
         assert_eq!(Probe::parse("a 3 10 0 1"), None);
     }
 
@@ -346,8 +401,26 @@ mod tests {
             end,
             echo: Some((1, "seq 3".into())),
             typed: None,
+            noted: None,
             since_last: false,
         }
+    }
+
+    #[test]
+    fn an_echo_is_looked_for_where_the_history_drops_moved_it() {
+        assert_eq!(echo_rows(500, &probe(400, 10, 2)), [500]);
+        let full = probe(9_500, 20, 2);
+        assert_eq!(
+            echo_rows(9_400, &full),
+            [
+                9_400, 8_400, 7_400, 6_400, 5_400, 4_400, 3_400, 2_400, 1_400, 400
+            ]
+        );
+        assert!(echo_at("$ make", "make", 2));
+        assert!(!echo_at("make[1]: step 2001", "make", 2));
+        assert!(echo_at("e2e$   ls -l", "ls -l", 5));
+        assert!(echo_at("漢 $ seq 3", "seq 3", 4));
+        assert!(echo_at("seq 3", "seq 3", 0));
     }
 
     #[test]
@@ -367,6 +440,7 @@ mod tests {
             end: 3,
             echo: None,
             typed: Some(typed.into()),
+            noted: None,
             since_last: false,
         };
         let joined = joined.join("\n");

@@ -53,6 +53,8 @@ pub(crate) struct Mark {
     pub input: u64,
     /// The cursor's row, from the top of the history.
     pub row: u64,
+    /// The cursor's column: where the echo of a text sent at the prompt starts.
+    pub x: u64,
     /// The rows of history then (a later count below it tells rows taken out of the history).
     pub history: u64,
     /// A full-screen program showed its own screen then: what it printed went there.
@@ -287,7 +289,13 @@ impl InputTurn {
     /// its first line, kept only when the input before it had been answered (bash at its
     /// prompt, echoing the line it reads); `alternate`: a full-screen program showed its
     /// screen.
-    pub(crate) fn mark(&self, row: u64, history: u64, alternate: bool, echo: (usize, String)) {
+    pub(crate) fn mark(
+        &self,
+        (row, x): (u64, u64),
+        history: u64,
+        alternate: bool,
+        echo: (usize, String),
+    ) {
         let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
         let state = panes.entry(self.pane).or_default();
         let at_prompt = state
@@ -297,6 +305,7 @@ impl InputTurn {
         state.mark = Some(Mark {
             input: self.number,
             row,
+            x,
             history,
             alternate,
             typed: (!at_prompt && !echo.1.is_empty()).then(|| echo.1.clone()),

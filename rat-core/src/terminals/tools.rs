@@ -963,14 +963,67 @@ impl Terminals {
             Probe::parse(&lines(reply).join(" "))
         };
         let mut last = parse(&inner.reply(self.probe(&target)).await?);
+        // The echo's row no longer holds the command with no history left: cleared (`clear`
+        // with an empty history leaves no count to tell it), the rows left are the screen's.
+        let mut cleared = false;
+        // Where the echo was found, once looked for: `Some(None)` when it is gone.
+        let mut found: Option<Option<u64>> = None;
         for _ in 0..50 {
             let Some(now) = last else {
                 return Ok(text);
             };
             let state = prompts.pane(pane);
-            let Some(region) = super::output::region(&state, &now, finished) else {
+            let Some(mut region) = super::output::region(&state, &now, finished) else {
                 return Ok(text);
             };
+            if cleared {
+                region.start = None;
+                region.echo = None;
+                region.typed = None;
+            }
+            // A history near full dropped its oldest tenth as often as the command printed past
+            // it: the echo is looked for where each number of drops puts it, in one write.
+            if let (Some((row, x)), Some((_, first)), false) =
+                (region.noted, region.echo.clone(), cleared)
+            {
+                if found.is_none() {
+                    let rows = super::output::echo_rows(row, &now);
+                    found = Some(if rows.len() > 1 {
+                        let history = now.history as i64;
+                        let cmds: Vec<Command> = rows
+                            .iter()
+                            .map(|r| {
+                                let at = (*r as i64 - history).to_string();
+                                Command::new("capture-pane")
+                                    .args(["-p", "-J", "-S", &at, "-E", &at, "-t", &target])
+                            })
+                            .collect();
+                        let replies = inner.input(&cmds).await?;
+                        rows.iter()
+                            .zip(&replies)
+                            .find(|(_, reply)| {
+                                reply.success
+                                    && lines(reply)
+                                        .first()
+                                        .is_some_and(|line| super::output::echo_at(line, &first, x))
+                            })
+                            .map(|(r, _)| Some(*r))
+                            .unwrap_or(None)
+                    } else {
+                        region.start
+                    });
+                }
+                match found {
+                    Some(Some(r)) => region.start = Some(r),
+                    Some(None) => {
+                        // Not where any number of drops would put it: dropped itself, every
+                        // row of the history is the command's.
+                        region.start = None;
+                        region.echo = None;
+                    }
+                    None => {}
+                }
+            }
             let mut cmds = vec![self.probe(&target)];
             let history = now.history as i64;
             let first = region.first() as i64 - history;
@@ -1016,6 +1069,17 @@ impl Terminals {
             } else {
                 (String::new(), String::new())
             };
+            if now.history == 0
+                && region.start.is_some()
+                && let Some((_, first)) = &region.echo
+                && !joined
+                    .split('\n')
+                    .next()
+                    .is_some_and(|l| l.contains(first.as_str()))
+            {
+                cleared = true;
+                continue;
+            }
             if !finished && !now.alternate {
                 prompts.note_shown(
                     pane,
@@ -1060,9 +1124,15 @@ fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
         .chars()
         .take(60)
         .collect();
-    let lines = text.matches('\n').count() + 1;
+    // bash's line editor shows a pasted text's final new line as no line of its own.
+    let lines = text
+        .strip_suffix('\n')
+        .unwrap_or(text)
+        .matches('\n')
+        .count()
+        + 1;
     turn.mark(
-        probe.row(),
+        (probe.start_row(), probe.x),
         probe.history,
         probe.alternate,
         (lines, first.trim().to_string()),
