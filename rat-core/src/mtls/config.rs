@@ -16,7 +16,8 @@ use rustls::{
 };
 use x509_parser::prelude::{FromDer, X509Certificate};
 
-use super::load::{LoadError, Side, common_name, provider};
+use super::cert::{common_name, provider};
+use super::side::{LoadError, Side};
 
 /// The only application protocol ratd speaks: HTTP/1.1 (plan.md, MCP over HTTP with rmcp).
 pub const ALPN_HTTP11: &[u8] = b"http/1.1";

@@ -12,8 +12,9 @@ use rcgen::{
 };
 use time::{Duration as TimeDuration, OffsetDateTime};
 
-use super::load::{CA_FILE, Role, fingerprint};
+use super::cert::fingerprint;
 use super::names::{InvalidName, check_name};
+use super::side::{CA_FILE, Role};
 
 /// How long the certificates of a bundle are valid, in years: rotating is generating a new
 /// bundle when needed, not a schedule an expiry would impose.
