@@ -1,4 +1,5 @@
-//! Generating a closed bundle in memory with rcgen, then writing it (plan.md, Bundles).
+//! Generating a closed bundle in memory with rcgen, then writing it (`docs/design/bundles.md`,
+//! A closed bundle).
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::Write;

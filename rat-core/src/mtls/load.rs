@@ -89,9 +89,9 @@ impl ServerSide {
     }
 
     /// The rustls configuration of ratd: TLS 1.3 only, ALPN `http/1.1`, presenting the server
-    /// certificate alone, requiring a client certificate of the bundle CA with clientAuth
-    /// (refusals are sent as the alerts plan.md lists: see the module doc). Built once at load;
-    /// this returns the same `Arc`.
+    /// certificate alone, requiring a client certificate of the bundle CA with clientAuth (refusals
+    /// are sent as the alerts `docs/design/bundles.md` lists: see the module doc). Built once at
+    /// load; this returns the same `Arc`.
     pub fn rustls_config(&self) -> Arc<rustls::ServerConfig> {
         self.config.clone()
     }

@@ -1,5 +1,5 @@
 //! Bundles: generating, loading and checking the mTLS certificate bundles of rat, and the
-//! rustls configurations built from them (plan.md, "Bundles"; ratd-design.txt, Authentication).
+//! rustls configurations built from them (`docs/design/bundles.md`).
 //!
 //! A bundle is closed: a CA whose key only lives in memory while generating, a server
 //! certificate naming the tenant, and one client certificate per client, naming it (= its tmux
@@ -87,8 +87,9 @@ pub use load::{ClientSide, LoadedSide, ServerSide, load, load_at, load_client, l
 pub use names::{InvalidName, MAX_NAME_LEN, check_name};
 pub use side::{CA_FILE, Check, LoadError, Role};
 
-/// What an alert received from ratd on a client's first read means, in the words of plan.md,
-/// or `None` for an alert that is not one of ratd's refusals of a client certificate.
+/// What an alert received from ratd on a client's first read means, in the words of
+/// `docs/design/bundles.md` (What a refused client reads), or `None` for an alert that is not
+/// one of ratd's refusals of a client certificate.
 pub fn refusal_reason(alert: rustls::AlertDescription) -> Option<&'static str> {
     use rustls::AlertDescription as A;
     Some(match alert {
