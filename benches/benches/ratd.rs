@@ -1,8 +1,8 @@
-//! ratd's cost per call, and under load (issue 6). Loopback only. Prints:
+//! ratd's cost per call, and under load. Loopback only. Prints:
 //!
 //! 1. the per-request build: the rmcp service and its handler built for each request, bound to
 //!    the session (time, and bytes allocated per build, counted by this binary's allocator);
-//!    the spec's Go build took 0.1 ms and 335 KB;
+//!    the Go build rat started from took 0.1 ms and 335 KB (`docs/design/transport.md`);
 //! 2. read_window and list_windows through ratd over mTLS with one kept-alive client (p50,
 //!    p99), against the same call through rat-core alone (`Terminals::read_window`,
 //!    `list_windows`): the difference is ratd's cost per call (TLS, HTTP, JSON-RPC, rmcp);
@@ -38,8 +38,8 @@ struct CountingAlloc;
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCATED: AtomicU64 = AtomicU64::new(0);
 
-// The one unsafe block of this bench: a global allocator must be an `unsafe impl`, and counting
-// the bytes a build allocates is what the spec's figure (335 KB per build) measures. It forwards
+// The one unsafe block of this bench: a global allocator must be an `unsafe impl`, and counting the
+// bytes a build allocates is what the Go build's figure (335 KB per build) measures. It forwards
 // every call to the system allocator unchanged.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for CountingAlloc {

@@ -1,6 +1,6 @@
 //! File scanning for read_file: counting the lines of 1 GiB from the page cache, with and without
-//! the text checks (NUL, UTF-8) in the same pass, against the spec's anchor: the Go build scans
-//! 1 GiB in 80 ms from the page cache, checks for text included (ratd-design.txt, Files).
+//! the text checks (NUL, UTF-8) in the same pass, against the anchor of the Go build rat started
+//! from: 1 GiB in 80 ms from the page cache, checks for text included (`docs/design/files.md`).
 //!
 //! `cargo bench -p benches --bench scan`. The file (1 GiB of log-like text lines, 2% of them with
 //! multi-byte characters) is created in /tmp once, read once to be in the page cache, and removed

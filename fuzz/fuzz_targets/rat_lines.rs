@@ -1,4 +1,5 @@
-//! Fuzzes `rat::lines::LineReader`, the bridge's bounded line reader (rat-design.txt, Relay).
+//! Fuzzes `rat::lines::LineReader`, the bridge's bounded line reader (`docs/design/bridge.md`,
+//! Relay).
 //! The input is a limit byte (0 to 63 after `% 64`), a buffer-capacity byte (1 to 16 after
 //! `% 16 + 1`: a small buffer cuts lines at many places) and the bytes read. Property checked
 //! on every input: the lines read are exactly the input split at each `\n` (no empty piece after

@@ -1,5 +1,5 @@
 //! The nine tools as MCP sees them: names, titles, input schemas, descriptions, annotations, and
-//! the MCP instructions (ratd-design.txt, Tools, Annotations, MCP instructions).
+//! the MCP instructions (`docs/design/tools.md`).
 //!
 //! Schemas are built once (ratd serves the same ones to every request) and do not depend on the
 //! startup check, so `rat` computes the `Mcp-Param-Window` header from [`input_schemas`] without
@@ -33,9 +33,9 @@ pub const TOOL_NAMES: [&str; 9] = [
     "read_file",
 ];
 
-/// MCP's tool annotations, every hint set explicitly: the specification reads a missing
-/// destructive or open world hint as true (ratd-design.txt, Annotations). Only the inputs reach
-/// beyond rat (what runs in a terminal can reach anything).
+/// MCP's tool annotations, every hint set explicitly: the specification reads a missing destructive
+/// or open world hint as true (`docs/design/tools.md`, Annotations). Only the inputs reach beyond
+/// rat (what runs in a terminal can reach anything).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Annotations {
     /// `readOnlyHint`: the tool changes nothing (list_windows may create the session, which is

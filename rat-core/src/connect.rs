@@ -1,6 +1,7 @@
 //! The defaults ratd and its clients share (the port, the endpoint path) and the
-//! `--server`/`--bundle` flags shared by rat and `rat-tool check` (rat-design.txt, "One mode";
-//! plan.md, Workspace: a clap `Args` struct used with `#[command(flatten)]`).
+//! `--server`/`--bundle` flags shared by rat and `rat-tool check`, a clap `Args` struct each
+//! flattens into its command (`#[command(flatten)]`): a harness command line is checked by
+//! copying it (`docs/design/bridge.md`, One mode).
 //!
 //! ```text
 //! DEFAULT_PORT: u16 = 7281, ENDPOINT_PATH: &str = "/mcp"

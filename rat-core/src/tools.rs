@@ -1,15 +1,15 @@
 //! What every tool returns, and the read budget shared by `read_window` and `read_file`.
 //!
-//! Source: ratd-design.txt, sections Tools, Errors, Read budget and Logs. A tool is a plain
+//! The design: `docs/design/tools.md` (results, errors, the read budget, logs). A tool is a plain
 //! async function returning a [`ToolResult`]: the text the agent reads, how the call ended
 //! ([`Outcome`], which decides MCP's `isError` and the log level), and the facts a log line may
 //! carry ([`ToolResult::log`]), never the content of a text, keys or a file.
 
 use std::fmt;
 
-/// How a tool call ended. Decides `isError` (ratd-design.txt, Errors: "IsError marks a result
-/// whose action was not done; a message tells an outcome the agent may act upon") and the log
-/// level (ratd-design.txt, Logs: warning for a failure the agent did not cause).
+/// How a tool call ended. Decides `isError` (set on a result whose action was not done; a
+/// message tells an outcome the agent may act upon) and the log level (warning for a failure
+/// the agent did not cause): `docs/design/tools.md`, Results, errors and isError.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Done as asked. `isError` false; logged `ok`.
@@ -46,8 +46,8 @@ pub struct ToolResult {
     pub text: String,
     /// How the call ended.
     pub outcome: Outcome,
-    /// Facts for the log line, as `key=value` pairs in order: sizes, counts, paths, whether
-    /// Enter was pressed (ratd-design.txt, Logs). NEVER the content of a text, keys or a file.
+    /// Facts for the log line, as `key=value` pairs in order: sizes, counts, paths, whether Enter
+    /// was pressed (`docs/design/status-and-logs.md`). NEVER the content of a text, keys or a file.
     pub log: Vec<(&'static str, String)>,
 }
 
@@ -106,7 +106,7 @@ impl ToolResult {
 }
 
 /// The most a result of `read_window` or `read_file` holds, header included, in bytes
-/// (ratd-design.txt, Read budget). Set by ratd's `--read-budget`; 64 KiB by default, never
+/// (`docs/design/tools.md`, Read budget). Set by ratd's `--read-budget`; 64 KiB by default, never
 /// under 20 KiB (a screen of 4-byte characters, its line breaks and its longest header take
 /// 19349 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,5 +1,5 @@
 //! read_file through its public API, against real files, FIFOs, devices and /proc
-//! (ratd-design.txt, Files and Read budget). Results are snapshot-tested: agents read them.
+//! (`docs/design/files.md`). Results are snapshot-tested: agents read them.
 
 mod files_common;
 

@@ -1,5 +1,5 @@
 //! write_file through its public API, against real files, directories, links, FIFOs and mounts
-//! (ratd-design.txt, Files). Results are snapshot-tested: agents read them.
+//! (`docs/design/files.md`). Results are snapshot-tested: agents read them.
 
 mod files_common;
 

@@ -1,5 +1,5 @@
-//! send_keys' key names against tmux itself (ratd-design.txt, Tools: send_keys: "An unknown name
-//! is refused, naming it, with a pointer to send_text, and nothing is sent").
+//! send_keys' key names against tmux itself (`docs/design/terminals.md`, send_keys): an unknown
+//! name is refused, naming it, with a pointer to send_text, and nothing is sent.
 //!
 //! tmux 3.3a's `send-keys` types a name it cannot press as text (`S-Enter` reaches the program as
 //! the seven characters), and sends nothing at all for some it parses (`C-1`); `bind-key` accepts

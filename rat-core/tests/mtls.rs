@@ -1,5 +1,5 @@
 //! Bundles: generation, the profile of what is generated, and each of the seven checks of
-//! loading failing with its own error on a crafted case (plan.md, Bundles).
+//! loading failing with its own error on a crafted case (`docs/design/bundles.md`).
 
 mod mtls_common;
 

@@ -1,4 +1,5 @@
-//! `rat-tool check`: a running ratd, step by step, as a harness reaches it (plan.md, Bundles).
+//! `rat-tool check`: a running ratd, step by step, as a harness reaches it
+//! (`docs/design/bundles.md`, `rat-tool check`).
 //!
 //! Files (the checks of `bundle inspect` on the client directory), network (the address
 //! answers), TLS (why a handshake fails: in TLS 1.3 a refusal shows only on the first read, so

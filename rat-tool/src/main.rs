@@ -1,5 +1,5 @@
 //! rat-tool: generates and inspects the certificate bundles of rat, and checks a running ratd
-//! as a harness reaches it (plan.md, Bundles).
+//! as a harness reaches it (`docs/design/bundles.md`).
 //!
 //! ```text
 //! rat-tool bundle generate --tenant NAME --client NAME [--client NAME...] --output DIR

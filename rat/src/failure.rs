@@ -1,5 +1,5 @@
-//! Transport failures: what failed between rat and ratd, told in the words of rat-design.txt
-//! (Errors), and answered to the harness as a JSON-RPC error of code [`TRANSPORT_ERROR`].
+//! Transport failures: what failed between rat and ratd, in the words `docs/design/bridge.md`
+//! lists (Errors), and answered to the harness as a JSON-RPC error of code [`TRANSPORT_ERROR`].
 //!
 //! TLS 1.3 note: a server refusing the client certificate does so after the client considers the
 //! handshake done, so the refusal (an alert) shows on the first read of the response. The alert
@@ -223,7 +223,8 @@ fn lower_first(text: &str) -> String {
     }
 }
 
-/// A TLS alert in the words of Go's crypto/tls (alert.go), which the spec's messages use.
+/// A TLS alert in the words most TLS stacks print (`bad certificate`, `unknown certificate
+/// authority`: Go's crypto/tls names), which rat's messages use.
 pub fn alert_text(alert: AlertDescription) -> String {
     let text = match alert {
         AlertDescription::CloseNotify => "close notify",

@@ -1,5 +1,5 @@
-//! The HTTP headers of a relayed message, computed from the message itself (rat-design.txt,
-//! Relay, "What is read, for the headers").
+//! The HTTP headers of a relayed message, computed from the message itself
+//! (`docs/design/bridge.md`, Headers).
 //!
 //! - `Content-Type: application/json` and `Accept: application/json, text/event-stream`, fixed
 //!   (Streamable HTTP requires a POST to accept both).

@@ -1,5 +1,5 @@
 //! rat: the stdio bridge a harness starts, relaying each MCP message to ratd over HTTPS with the
-//! client certificate of a bundle (rat-design.txt).
+//! client certificate of a bundle (the design: `docs/design/bridge.md`).
 //!
 //! ```text
 //! rat --server HOST:PORT --bundle DIR [--log-level info]
@@ -11,7 +11,7 @@
 //! - [`lines`]: the bounded line reader (16 MiB a message, longer lines drained, never held).
 //! - [`message`]: what rat reads inside a line to prepare its request (kind, identifier).
 //! - [`headers`]: the HTTP headers computed from a message (protocol version, SEP-2243).
-//! - [`failure`]: transport failures, worded as the spec words them, answered with -32050.
+//! - [`failure`]: transport failures, saying what failed, answered with -32050.
 //! - [`relay`]: the relay itself: POSTs, the writer, the calls in flight, cancellation, stop.
 //!
 //! rat knows no tool and no result: it copies bytes. It imports rat-core only for the bundle

@@ -1,6 +1,6 @@
 //! The bounded line reader: stdin read as newline-delimited JSON-RPC messages, each at most
-//! [`MAX_MESSAGE`] bytes (rat-design.txt, Relay: "up to 16 MiB per message, as the stdio transport
-//! of the SDK reads it").
+//! [`MAX_MESSAGE`] bytes, 16 MiB, as much as MCP SDKs' stdio transports read
+//! (`docs/design/bridge.md`, Relay).
 //!
 //! A line is everything before a `\n` (a `\r` before it stays part of the line: the bytes are
 //! relayed exactly as read). A line longer than the limit is never held whole: once past the

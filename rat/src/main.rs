@@ -1,5 +1,5 @@
 //! rat: the stdio bridge a harness starts (see the library's documentation and
-//! rat-design.txt).
+//! `docs/design/bridge.md`).
 //!
 //! `rat --server HOST:PORT --bundle DIR [--log-level info]`
 //!

@@ -1,6 +1,6 @@
-//! What rat reads inside a line, only to prepare its request (rat-design.txt, Relay: "It reads
-//! inside a message only to prepare its request, never to rewrite it"): whether it is a request
-//! (answered), a notification (not answered), or a batch, and its identifier.
+//! What rat reads inside a line, only to prepare its request, never to rewrite it
+//! (`docs/design/bridge.md`, Relay): whether it is a request (answered), a notification (not
+//! answered), or a batch, and its identifier.
 
 use serde_json::Value;
 

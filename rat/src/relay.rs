@@ -1,5 +1,5 @@
 //! The relay: lines in, one HTTPS POST each to `https://HOST:PORT/mcp`, response bodies out
-//! (rat-design.txt, Relay, Cancellation, Errors).
+//! (`docs/design/bridge.md`: Relay, Cancellation, Errors).
 //!
 //! - Each line is posted exactly as read; each body is written exactly as received, on a line of
 //!   its own, as it comes. Requests are relayed concurrently; a single writer task writes one
@@ -37,7 +37,7 @@ use crate::lines::{Line, LineReader};
 use crate::message::{Kind, Message, Unrelayable, id_key};
 
 /// The time a request gets: 30 seconds, above the 10 ratd gives a tool call, so that a
-/// connection hanging is cut rather than waited for (rat-design.txt, Errors).
+/// connection hanging is cut rather than waited for (`docs/design/bridge.md`, Errors).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The time a TCP connection gets to establish (Go's default dialer: 30 s; the handshake is

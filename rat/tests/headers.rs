@@ -1,5 +1,5 @@
 //! The headers rat computes for each protocol version, as a test HTTPS server records them
-//! (rat-design.txt, "What is read, for the headers"): the fixed Content-Type and Accept, the
+//! (`docs/design/bridge.md`, Headers): the fixed Content-Type and Accept, the
 //! version from `_meta` or negotiated by initialize, and from 2026-07-28 on the standard headers
 //! of SEP-2243 with `Mcp-Param-Window` from rat-core's schemas.
 

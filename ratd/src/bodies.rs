@@ -6,7 +6,7 @@
 //! the media type were at fault. MCP's Streamable HTTP has a POST carry one message, or, up to
 //! protocol 2025-03-26, a batch (a JSON array of them), answered with an array of the answers
 //! (notifications unanswered). From 2025-06-18 on, a batch is refused with 400, in the words of
-//! the Go SDK the spec was written with.
+//! the official Go MCP SDK, which the Go build rat started from used.
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Request, Response, StatusCode};

@@ -1,4 +1,4 @@
-//! The command line of ratd (ratd-design.txt, Configuration):
+//! The command line of ratd (`docs/design/transport.md`, Configuration):
 //! `ratd --bundle DIR [--listen :7281] [--read-budget 64KiB] [--log-level info]`.
 //!
 //! No configuration file nor environment variable: nothing ratd needs is secret on a command
@@ -86,7 +86,7 @@ pub enum LogLevel {
 
 impl LogLevel {
     /// The `tracing_subscriber::EnvFilter` directives for this level. rmcp logs every
-    /// stateless request at info level (ratd-design.txt, Logs), hyper and rustls their
+    /// stateless request at info level (`docs/design/status-and-logs.md`), hyper and rustls their
     /// connections: only their warnings and errors are kept below debug.
     pub fn filter_directives(self) -> &'static str {
         match self {
@@ -94,8 +94,8 @@ impl LogLevel {
             LogLevel::Warn => "warn",
             LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
             // rmcp's own debug and trace lines print every request and response whole (texts,
-            // keys, file contents): never below info, whatever the level (ratd-design.txt, Logs:
-            // never the content).
+            // keys, file contents): never below info, whatever the level (the logs never hold
+            // content: `docs/design/status-and-logs.md`).
             LogLevel::Debug => "debug,rmcp=info,hyper=info,h2=info,rustls=info",
             LogLevel::Trace => "trace,rmcp=info",
         }
@@ -106,8 +106,7 @@ impl LogLevel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Listen {
     /// `:PORT`: every interface, IPv6 and IPv4 together, falling back to IPv4 alone where
-    /// IPv6 is disabled (ratd-design.txt, Serving: written with an empty host rather than
-    /// `[::]`, which fails on machines with IPv6 disabled).
+    /// IPv6 is disabled, where a literal `[::]` would fail (`docs/design/transport.md`, Serving).
     AllInterfaces {
         /// The TCP port; 0 picks a free one.
         port: u16,

@@ -1,5 +1,5 @@
 //! ratd: the daemon owning the tmux server of one tenant and serving rat's nine tools as MCP
-//! over Streamable HTTP behind mutual TLS (ratd-design.txt).
+//! over Streamable HTTP behind mutual TLS (the design: `docs/design/`, transport.md first).
 //!
 //! One ratd per tenant, the tenant named by the server certificate of its bundle. Each request
 //! comes over TLS 1.3 with a client certificate of the bundle, whose name is the tmux session
@@ -8,13 +8,13 @@
 //!
 //! # Lifecycle
 //!
-//! [`Ratd::start`] runs the startup steps in the spec's order (Lifecycle > Startup), failing
-//! while the admin is still there: load and check the bundle, start the tmux server (refusing a
-//! socket another server holds, naming its pid), check the terminals once (their outcome shapes
-//! the instructions and descriptions), then listen. [`Ratd::serve`] serves until its shutdown
-//! token fires, then stops in the spec's order (Lifecycle > Shutdown): the door closes (no
-//! new connection, kept-alive connections closed once idle), waits answer at once that ratd
-//! stops, other calls get 10 seconds, then the tmux server is stopped. [`run`] is both;
+//! [`Ratd::start`] runs the startup steps in their order (`docs/design/terminals.md`, Startup),
+//! failing while the admin is still there: load and check the bundle, start the tmux server
+//! (refusing a socket another server holds, naming its pid), check the terminals once (their
+//! outcome shapes the instructions and descriptions), then listen. [`Ratd::serve`] serves until its
+//! shutdown token fires, then stops in its order (`docs/design/terminals.md`, Shutdown): the door
+//! closes (no new connection, kept-alive connections closed once idle), waits answer at once that
+//! ratd stops, other calls get 10 seconds, then the tmux server is stopped. [`run`] is both;
 //! [`run_service`] is both telling systemd ([`Notifier`]), as ratd's `main` runs it.
 //!
 //! The service side ([`service`]: the startup warnings, the supervisor of the tmux server,
@@ -49,7 +49,8 @@ pub use service::notify::Notifier;
 pub use service::supervisor::TooManyDeaths;
 pub use tools::InFlight;
 
-/// How long calls in flight get to finish once ratd stops (ratd-design.txt, Shutdown).
+/// How long calls in flight get to finish once ratd stops (`docs/design/terminals.md`,
+/// Shutdown).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// What ratd needs to start: its flags, parsed ([`Args::config`]).
@@ -136,7 +137,7 @@ pub struct Ratd {
 }
 
 impl Ratd {
-    /// Runs the startup steps in the spec's order: load and check the bundle, start the tmux
+    /// Runs the startup steps in their order: load and check the bundle, start the tmux
     /// server, check the terminals, listen.
     ///
     /// # Errors
@@ -242,7 +243,7 @@ impl Ratd {
     /// service bound to the session of `peer`, and the handler rmcp asks it for, twice (for the
     /// tool schemas, then to serve, as a tools/call at 2026-07-28 does). Returned to be dropped
     /// by the caller. For the benchmark of the per-request build (docs/benchmarks.md, ratd),
-    /// which the spec measured at 0.1 ms and 335 KB in the Go build.
+    /// which the Go build rat started from measured at 0.1 ms and 335 KB.
     #[doc(hidden)]
     pub fn build_request_service(&self, peer: Peer) -> impl Send + use<> {
         let service = self.shared.service_for(peer.clone());
@@ -266,8 +267,8 @@ impl Ratd {
     }
 
     /// Serves until `shutdown` fires or the tmux server dies too often, telling `notifier`
-    /// (systemd) how it goes, then stops in the spec's order (ratd-design.txt, Lifecycle >
-    /// tmux server, Status, Shutdown):
+    /// (systemd) how it goes, then stops in its order (`docs/design/terminals.md`,
+    /// Restarts and Shutdown; `docs/design/status-and-logs.md`):
     ///
     /// - serving: the supervisor keeps the tmux server running, the status line is rendered
     ///   every 10 s, the bundle's expiry checked every day; `READY=1` once the door is open;

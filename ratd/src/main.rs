@@ -1,7 +1,8 @@
 //! ratd's command: parses the flags, installs the log subscriber (stderr, in the journal's form
-//! when stderr is the journal stream), takes `NOTIFY_SOCKET` out of the environment while
-//! keeping its address, and runs ratd until SIGTERM or SIGINT (ratd-design.txt, Configuration,
-//! Lifecycle, Logs). Exits 1 when a startup step fails or the terminals die too often.
+//! when stderr is the journal stream), takes `NOTIFY_SOCKET` out of the environment while keeping
+//! its address, and runs ratd until SIGTERM or SIGINT (`docs/design/transport.md`, Configuration;
+//! `terminals.md`, Lifecycle; `status-and-logs.md`). Exits 1 when a startup step fails or the
+//! terminals die too often.
 // `deny` rather than `forbid`: the `allow`s below take NOTIFY_SOCKET out of the environment and
 // give freed memory back to the system (glibc's malloc_trim).
 #![deny(unsafe_code)]

@@ -1,7 +1,7 @@
 //! The MCP side: rmcp's `ServerHandler`, implemented by hand over rat-core's catalog (the
 //! descriptions depend on the startup check of the terminals), and the rmcp service built for
-//! each request, bound to the tmux session of its client (ratd-design.txt, Sessions, Tools,
-//! Annotations, Timeouts, MCP instructions).
+//! each request, bound to the tmux session of its client (`docs/design/transport.md`, A
+//! service per request; `docs/design/tools.md`).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -21,16 +21,16 @@ use serde::de::DeserializeOwned;
 
 use crate::serve::Peer;
 
-/// How long a tool call may take, plus its wait for wait_window (ratd-design.txt, Timeouts):
-/// tmux answers in milliseconds, beyond this it is stuck.
+/// How long a tool call may take, plus its wait for wait_window (`docs/design/transport.md`,
+/// Timeouts): tmux answers in milliseconds, beyond this it is stuck.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The largest request body rmcp reads: 4 MiB of JSON, 413 beyond (ratd-design.txt,
-/// Transport).
+/// The largest request body rmcp reads: 4 MiB of JSON, 413 beyond
+/// (`docs/design/transport.md`, Body limits).
 pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-/// The protocol versions ratd serves: every version rmcp 3.11 knows, as the Go SDK the spec
-/// was written with accepts them all. 2024-11-05 is served over Streamable HTTP like the
+/// The protocol versions ratd serves: every version rmcp 3.11 knows, as the official Go MCP
+/// SDK accepts them all. 2024-11-05 is served over Streamable HTTP like the
 /// others (a client speaking its HTTP+SSE transport, deprecated, never gets this far: ratd
 /// serves no SSE endpoint); it predates tool annotations, which its clients ignore. Batches
 /// are served up to 2025-03-26 (see `bodies`).
@@ -51,7 +51,8 @@ pub(crate) struct Shared {
     tools: Vec<Tool>,
     /// The tool runners: the terminals of the tenant and the read budget of the file tools.
     pub(crate) runner: crate::tools::Runner,
-    /// The status line: last seen per session, degradations, waits (issue 9).
+    /// The status line: last seen per session, degradations, waits
+    /// (`docs/design/status-and-logs.md`).
     pub(crate) status: Arc<crate::service::status::Status>,
     sessions: Arc<NeverSessionManager>,
     http: StreamableHttpServerConfig,
@@ -92,7 +93,7 @@ impl Shared {
     }
 
     /// The rmcp service for one request of `peer`: its handler bound to the tmux session the
-    /// client certificate names (ratd-design.txt, Sessions: a server built for each request).
+    /// client certificate names (`docs/design/transport.md`, A service per request).
     /// rmcp asks the factory for a handler several times per request (tool schemas, then to
     /// serve): each is a pair of reference counts.
     pub(crate) fn service_for(
@@ -228,9 +229,9 @@ impl ServerHandler for RatServer {
     }
 }
 
-/// One line per tool call (ratd-design.txt, Logs): info, or warning for a failure the agent did
-/// not cause; the tool and the facts the tool gave for its log (never content) first, then the
-/// session, the address, the outcome (with its cause for an error) and the duration:
+/// One line per tool call (`docs/design/status-and-logs.md`): info, or warning for a failure the
+/// agent did not cause; the tool and the facts the tool gave for its log (never content) first,
+/// then the session, the address, the outcome (with its cause for an error) and the duration:
 ///
 /// ```text
 /// INFO call send_text window=main bytes=20 enter=true session=alice addr=10.0.0.5:59344 tool="send_text" outcome="ok" duration_ms=0.7
@@ -315,7 +316,7 @@ pub(crate) fn arguments<T: DeserializeOwned>(
 ) -> Result<T, ToolResult> {
     serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
         // serde names the value it could not read: a text, keys spelling a password. The agent
-        // sent it and reads its start; the log never holds it (ratd-design.txt, Logs).
+        // sent it and reads its start; the log never holds it.
         let error = error.to_string();
         ToolResult::refused(
             format!(
@@ -360,7 +361,7 @@ fn cut_quoted(text: &str, keep: usize) -> String {
 }
 
 /// An rmcp [`Tool`] from rat-core's definition, every annotation hint set explicitly
-/// (ratd-design.txt, Annotations: MCP reads a missing destructive or open world hint as true).
+/// (MCP reads a missing destructive or open world hint as true: `docs/design/tools.md`).
 pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
     let annotations = ToolAnnotations::new()
         .read_only(def.annotations.read_only)

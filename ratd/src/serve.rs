@@ -1,6 +1,5 @@
 //! The door: TCP listeners, the TLS accept loop, HTTP/1.1 connections with their timeouts, and
-//! the routing of each request to an rmcp service built for it (ratd-design.txt, Transport,
-//! Authentication, Timeouts, Serving).
+//! the routing of each request to an rmcp service built for it (`docs/design/transport.md`).
 //!
 //! Shape of a connection: TCP accept, then the TLS handshake with the bundle's rustls
 //! configuration (TLS 1.3, a client certificate of the bundle's CA required, ALPN http/1.1),
@@ -41,14 +40,14 @@ use tokio_util::task::TaskTracker;
 use crate::mcp::Shared;
 
 /// How long a TLS handshake, and then the header of each request, may take: Go's
-/// ReadHeaderTimeout, which also bounds the handshake (ratd-design.txt, Timeouts).
+/// ReadHeaderTimeout, which also bounds the handshake (`docs/design/transport.md`, Timeouts).
 pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a connection may wait for its next request before ratd closes it: Go's
-/// IdleTimeout (ratd-design.txt, Timeouts).
+/// IdleTimeout (`docs/design/transport.md`, Timeouts).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The one path ratd serves (ratd-design.txt, Serving), shared with its clients.
+/// The one path ratd serves (`docs/design/transport.md`, Serving), shared with its clients.
 pub use rat_core::connect::ENDPOINT_PATH;
 
 /// Who sent a request: the client name of its certificate (= its tmux session) and the address
@@ -59,7 +58,7 @@ pub struct Peer {
     /// The common name of the verified client certificate: the client, and its tmux session.
     pub client: Arc<str>,
     /// The address of the connection (behind a proxy, the proxy's: X-Forwarded-For is never
-    /// read, ratd-design.txt, Logs).
+    /// read: `docs/design/status-and-logs.md`).
     pub addr: SocketAddr,
 }
 
@@ -394,7 +393,7 @@ pub(crate) async fn route(
             .expect("a static response is valid");
     }
     let started = Instant::now();
-    // Last seen, whatever the method (ratd-design.txt, Status).
+    // Last seen, whatever the method (`docs/design/status-and-logs.md`, The status line).
     shared.status.seen(&peer.client);
     request.extensions_mut().insert(peer.clone());
     let (parts, body) = request.into_parts();
@@ -440,7 +439,7 @@ pub(crate) async fn route(
         // media type.
         service.handle(Request::from_parts(parts, tapped)).await
     };
-    // One line per MCP request at debug level: never its parameters (ratd-design.txt, Logs).
+    // One line per MCP request at debug level: never its parameters.
     tracing::debug!(
         session = %peer.client,
         addr = %peer.addr,
@@ -467,11 +466,11 @@ fn is_json(headers: &http::HeaderMap) -> bool {
 const DRAIN_AFTER_413: u64 = 64 * 1024 * 1024;
 
 /// How long each piece of a body over the limit is waited for after a 413 (the header
-/// timeout, ratd-design.txt, Timeouts).
+/// timeout: `docs/design/transport.md`, Body limits).
 const DRAIN_IDLE: Duration = READ_HEADER_TIMEOUT;
 
 /// The text of a 413, replacing rmcp's: what the limit is, and how to do without it
-/// (ratd-design.txt, Serving: 4 MiB of JSON per request).
+/// (`docs/design/transport.md`, Body limits: 4 MiB of JSON per request).
 pub(crate) const TOO_LARGE: &str = "request over 4 MiB of JSON (4194304 bytes), the most ratd reads: send a long text in parts, a send_text call each, and a large file in parts joined in a terminal (cat part1 part2 > file)\n";
 
 fn too_large() -> Response<Body> {
@@ -483,7 +482,7 @@ fn too_large() -> Response<Body> {
 }
 
 /// Handshakes refused, logged at most once every 10 seconds with the count of the others
-/// (ratd-design.txt, Serving: a public port gets scanned).
+/// (a public port gets scanned: `docs/design/transport.md`, Serving).
 #[derive(Default)]
 struct RefusalLog {
     state: Mutex<(Option<Instant>, u64)>,
@@ -662,7 +661,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ActivityIo<T> {
     }
 }
 
-/// Binds the listeners `--listen` names (ratd-design.txt, Serving).
+/// Binds the listeners `--listen` names (`docs/design/transport.md`, Serving).
 ///
 /// `:PORT` binds `[::]:PORT` with IPV6_V6ONLY off (IPv6 and IPv4 together, as Go does for an
 /// empty host), and `0.0.0.0:PORT` where IPv6 is disabled. A host name binds every address it

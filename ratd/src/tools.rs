@@ -1,6 +1,7 @@
 //! Running a tool call: the arguments read into rat-core's input types, the session bound, the
-//! deadline of the call (ratd-design.txt, Timeouts), the cancellation of wait_window when its
-//! HTTP request ends or ratd stops (Shutdown). The tools themselves are rat-core's.
+//! deadline of the call (`docs/design/transport.md`, Timeouts), the cancellation of wait_window
+//! when its HTTP request ends or ratd stops (`docs/design/terminals.md`, Shutdown). The tools
+//! themselves are rat-core's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,8 +18,8 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::{TOOL_TIMEOUT, arguments};
 use crate::serve::Peer;
 
-/// The text of a call tmux did not answer within its time (ratd-design.txt, Timeouts: beyond,
-/// tmux is stuck, and the agent is told so).
+/// The text of a call tmux did not answer within its time (beyond it, tmux is stuck, and the
+/// agent is told so: `docs/design/transport.md`, Timeouts).
 pub(crate) fn tmux_not_answering(tool: &str, limit: Duration) -> ToolResult {
     ToolResult::failed(
         // The words of rat-core's own timeout of a tmux command.
@@ -27,7 +28,8 @@ pub(crate) fn tmux_not_answering(tool: &str, limit: Duration) -> ToolResult {
     )
 }
 
-/// Counts the calls in flight, waits apart (the status line of issue 9 shows waits in flight).
+/// Counts the calls in flight, waits apart (the status line shows waits in flight:
+/// `docs/design/status-and-logs.md`).
 #[derive(Debug, Default)]
 pub struct InFlight {
     calls: AtomicUsize,

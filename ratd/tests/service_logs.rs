@@ -1,5 +1,5 @@
-//! ratd's logs from outside (ratd-design.txt, Logs): the real binary, its stderr a socket
-//! standing in for the journal stream (JOURNAL_STREAM naming its device and inode), an agent
+//! ratd's logs from outside (`docs/design/status-and-logs.md`): the real binary, its stderr a
+//! socket standing in for the journal stream (JOURNAL_STREAM naming its device and inode), an agent
 //! sending a secret text, keys and a file through a real MCP client.
 
 mod service_common;

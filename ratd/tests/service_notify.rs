@@ -1,5 +1,5 @@
 //! systemd's notify protocol from outside: the real ratd binary with a real unix datagram
-//! socket as NOTIFY_SOCKET (ratd-design.txt, Lifecycle > Startup, Status, Shutdown).
+//! socket as NOTIFY_SOCKET (`docs/design/status-and-logs.md`, systemd).
 
 mod service_common;
 

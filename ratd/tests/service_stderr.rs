@@ -1,8 +1,8 @@
-//! A dead log reader never disables the kill switch (ratd-design.txt, Shutdown): the real ratd
-//! binary, its stderr a pipe whose read end is closed once ratd serves (as `ratd 2>&1 | head -3`
-//! leaves it), then SIGTERM or SIGINT: ratd exits with status 0 and its tmux server is gone.
-//! Each log line written after the close fails with EPIPE; tracing-subscriber's report of that
-//! failure, through `eprintln!`, used to panic the task that handles the signal, and ratd then
+//! A dead log reader never disables the kill switch (`docs/design/terminals.md`, Shutdown): the
+//! real ratd binary, its stderr a pipe whose read end is closed once ratd serves (as `ratd 2>&1 |
+//! head -3` leaves it), then SIGTERM or SIGINT: ratd exits with status 0 and its tmux server is
+//! gone. Each log line written after the close fails with EPIPE; tracing-subscriber's report of
+//! that failure, through `eprintln!`, used to panic the task that handles the signal, and ratd then
 //! served on until SIGKILL.
 
 mod service_common;

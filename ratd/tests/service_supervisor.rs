@@ -1,4 +1,4 @@
-//! The supervisor of the tmux server from outside (ratd-design.txt, Lifecycle > tmux server):
+//! The supervisor of the tmux server from outside (`docs/design/terminals.md`, Restarts):
 //! the real ratd binary, its tmux server killed with SIGKILL as a crash or the OOM killer would.
 
 mod service_common;

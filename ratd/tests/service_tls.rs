@@ -1,4 +1,5 @@
-//! Rejected TLS handshakes in the log (ratd-design.txt, Serving: a public port gets scanned):
+//! Rejected TLS handshakes in the log (a public port gets scanned: `docs/design/transport.md`,
+//! Serving):
 //! at most one line every 10 seconds, with the count of the others. The real binary, clients
 //! without a certificate over real TLS.
 

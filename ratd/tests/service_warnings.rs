@@ -1,4 +1,5 @@
-//! The startup warnings from outside (ratd-design.txt, Lifecycle > Startup step 1): root, and a
+//! The startup warnings from outside (`docs/design/bundles.md`, What ratd warns of at start):
+//! root, and a
 //! bundle its user can replace, checked by access(2) for the user ratd runs as: the real binary
 //! run as `nobody` (setpriv) on a bundle that user owns.
 

@@ -1,4 +1,4 @@
-//! `rat-tool config` (issue 8): the printed `mcpServers` entry, started as is by a real client
+//! `rat-tool config`: the printed `mcpServers` entry, started as is by a real client
 //! (the official Python SDK), reaches a real terminal; a whole bundle given instead of a client
 //! directory is refused, saying which directory to give.
 

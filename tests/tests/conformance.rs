@@ -33,11 +33,11 @@ const PROMPTS: &str = "ratd offers no prompts";
 const RESOURCES: &str = "ratd offers no resources";
 const COMPLETION: &str = "ratd offers no completions (it has no prompts nor resource templates)";
 const LOGGING: &str =
-    "ratd offers no MCP logging (it logs to its own stderr, see ratd-design Logs)";
-const DNS: &str = "ratd turns DNS rebinding protection off on purpose: mutual TLS refuses a browser before any request exists, and host names stay free (ratd-design, Authentication)";
+    "ratd offers no MCP logging (it logs to its own stderr, see docs/design/status-and-logs.md)";
+const DNS: &str = "ratd turns DNS rebinding protection off on purpose: mutual TLS refuses a browser before any request exists, and host names stay free (docs/design/transport.md)";
 const INPUT: &str = "ratd's tools never ask the client for input (no elicitation, sampling nor roots), and the scenario calls fixture tools";
 const TASKS: &str = "the tasks extension is not offered (and the scenario calls fixture tools); extensions are not scored";
-const STATELESS: &str = "ratd is stateless by design (no Mcp-Session-Id, ratd-design Transport): the check looks for a session";
+const STATELESS: &str = "ratd is stateless by design (no Mcp-Session-Id, docs/design/transport.md): the check looks for a session";
 const NOT_FIXTURE_DIAGNOSTIC: &str =
     "needs a diagnostic fixture tool of the suite's reference server";
 const NO_SUBSCRIPTIONS: &str = "ratd advertises no listChanged nor subscribe capability, so subscriptions/listen does not apply (the suite skips it)";

@@ -1,5 +1,5 @@
-//! The official Python MCP SDK driving `rat` as a stdio server through an agent's scenario
-//! (issue 8): windows, a failing pipeline told by its statuses, files, an interrupted command
+//! The official Python MCP SDK driving `rat` as a stdio server through an agent's scenario:
+//! windows, a failing pipeline told by its statuses, files, an interrupted command
 //! (`tests/python/agent_scenario.py`).
 
 use std::time::Duration;

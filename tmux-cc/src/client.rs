@@ -1,8 +1,8 @@
 //! The control connection: one `tmux -u -C` client process, commands written as lines, replies
 //! matched in order, notifications to subscribers.
 //!
-//! Source: plan.md "tmux-cc: the engine" (protocol facts and 3.3a traps), tmux 3.3a control.c
-//! and cmd-queue.c.
+//! The protocol facts and the 3.3a traps it handles are listed in the crate's README ("Control
+//! client"), read in tmux 3.3a's control.c and cmd-queue.c and measured on tmux 3.3a.
 
 use std::collections::VecDeque;
 use std::fmt;

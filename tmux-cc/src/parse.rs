@@ -1,6 +1,6 @@
 //! The control-mode parser: bytes in, events out, no I/O, never panics.
 //!
-//! API NOTE for users inside this workspace (the engine): the names of the issue-2 contract
+//! API NOTE for users inside this workspace (the engine): the names rat-core builds on
 //! (`PaneId`, `WindowId`, `SessionId`, `Event`, `Reply`, `Notification`, `ParseError`,
 //! `Parser::{new, feed, next_item, finish}`, `render`) are stable. `Notification` is
 //! `#[non_exhaustive]`: a `match` on it needs a `_ =>` arm.
@@ -195,7 +195,7 @@ pub enum Notification {
     /// itself, client.c, so it can come even in the middle of a reply: see [`Parser::finish`]).
     /// Seen on 3.3a (tests/fixtures): no reason after an empty line, `detach-client` or
     /// `kill-server`; `server exited unexpectedly` when the server was killed. tmux also has
-    /// `too far behind` and `detached` (plan.md).
+    /// `too far behind` and `detached` (read in its source).
     Exit {
         /// The reason, or `None` when tmux printed `%exit` alone.
         reason: Option<String>,

@@ -18,7 +18,7 @@
 //!
 //! Every other byte (0x01 to 0xFE: tabs, ESC, `\`, `$`, `~`, `#`, `;`, `{}`, invalid UTF-8)
 //! goes inside the quotes as it is. These rules were verified on this machine's tmux 3.3a by
-//! set-buffer/save-buffer round trips of every byte 0x01 to 0xFF (plan.md, "Quoting"), and
+//! set-buffer/save-buffer round trips of every byte 0x01 to 0xFF, and
 //! [`model`] is a small model of the lexer the property tests and the fuzz target check the
 //! quoting against. An argument ending in `;` stays one argument: the `;` is inside quotes.
 //!

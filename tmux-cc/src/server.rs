@@ -1,7 +1,7 @@
 //! A tmux server run in the foreground as a child process (`tmux -D`).
 //!
-//! Source: plan.md "tmux-cc: the engine" and "rat-core: the terminals" (the server and its
-//! terminals, stopping), measured on tmux 3.3a.
+//! How it starts, is found ready, refuses a socket another server holds and stops is listed in
+//! the crate's README ("Server"), measured on tmux 3.3a.
 
 use std::ffi::OsString;
 use std::fmt;

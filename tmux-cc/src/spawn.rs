@@ -1,6 +1,6 @@
 //! Starting child processes that die with their owner, and are reaped.
 //!
-//! tmux 3.3a trap (plan.md, issue 5444): if the process reading a `tmux -C` client dies and the
+//! tmux 3.3a trap (tmux issue 5444): if the process reading a `tmux -C` client dies and the
 //! client lives on, `kill-server` never completes until that orphaned client is killed. So every
 //! child tmux-cc starts asks the kernel to signal it when its parent dies
 //! (`prctl(PR_SET_PDEATHSIG)`), set between `fork` and `exec`.

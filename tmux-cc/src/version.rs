@@ -29,7 +29,8 @@ pub struct TmuxVersion {
 }
 
 impl TmuxVersion {
-    /// The oldest version tmux-cc supports: 3.3 (plan.md: every fact was measured on 3.3a).
+    /// The oldest version tmux-cc supports: 3.2 (the facts were measured on 3.3a; what differs in
+    /// other releases is a row of [`DIFFERENCES`]).
     pub const MIN: (u32, u32) = (3, 2);
 
     /// Parses the output of `tmux -V`.

@@ -1,7 +1,7 @@
 //! The file tools, write_file and read_file, as plain async functions: no HTTP, no tmux.
 //!
-//! Source: ratd-design.txt, sections Files, Read budget, Timeouts, Errors and Logs, every
-//! sentence of which is a rule here. ratd reads and writes files itself, on its own machine and
+//! The design, with the alternatives rejected: `docs/design/files.md`; every rule below is
+//! one of its sentences. ratd reads and writes files itself, on its own machine and
 //! as its own user: tmux, its terminal backend, would only add a round trip, and replace precise
 //! errors with its messages.
 //!
@@ -138,7 +138,7 @@ pub struct ReadFile {
     pub line_numbers: Option<bool>,
 }
 
-/// The description of write_file (ratd-design.txt, Files): what it does, the path rule, the
+/// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
 /// missing directories, and the subagent for copies. It tells no way around for binary content:
 /// an agent that needs one encodes it by itself, and pointing to one (`base64 -d`) would invite
 /// it into its context, a third larger and meaningless to the model.
@@ -152,7 +152,7 @@ pub fn write_file_description() -> String {
         .to_owned()
 }
 
-/// The description of read_file (ratd-design.txt, Files and Read budget), stating the read budget.
+/// The description of read_file (`docs/design/files.md`), stating the read budget.
 pub fn read_file_description(budget: ReadBudget) -> String {
     format!(
         "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \

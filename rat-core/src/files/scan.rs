@@ -2,8 +2,8 @@
 //! and checking that bytes are text (no NUL byte, valid UTF-8), at memory speed.
 //!
 //! Public for the benchmark (`benches/benches/scan.rs`), which measures the same code read_file
-//! runs. Source: ratd-design.txt, Files ("1 GiB is scanned in 80 ms from the page cache (checks
-//! for text included)") and Read budget.
+//! runs. The anchor: the Go build rat started from scanned 1 GiB in 80 ms from the page cache,
+//! text checks included (`docs/design/files.md`, Scanning, bounded in time).
 //!
 //! How it is fast:
 //! - Files are read with `pread` into one buffer of [`CHUNK`] bytes, reused: small enough to stay

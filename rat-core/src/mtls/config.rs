@@ -1,5 +1,5 @@
 //! The rustls configurations built from a side, and the verifiers that make them say what
-//! plan.md asks (Bundles: "What a refused client sees").
+//! `docs/design/bundles.md` lists (What a refused client reads): each refusal its own alert.
 
 use std::sync::Arc;
 
@@ -16,9 +16,11 @@ use rustls::{
 };
 use x509_parser::prelude::{FromDer, X509Certificate};
 
-use super::load::{LoadError, Side, common_name, provider};
+use super::cert::{common_name, provider};
+use super::side::{LoadError, Side};
 
-/// The only application protocol ratd speaks: HTTP/1.1 (plan.md, MCP over HTTP with rmcp).
+/// The only application protocol ratd speaks: HTTP/1.1, no h2: requests are short JSON
+/// exchanges (`docs/design/transport.md`, Serving).
 pub const ALPN_HTTP11: &[u8] = b"http/1.1";
 
 fn load_error(side: &Side, e: Error) -> LoadError {
@@ -154,7 +156,7 @@ impl rustls::server::ResolvesServerCert for AlwaysServerCert {
 
 /// ratd's verifier of client certificates: rustls' WebPKI verifier with the bundle CA as the
 /// only root (chain, validity, clientAuth), whose refusals are mapped so that the alert a
-/// refused client reads is the one plan.md lists:
+/// refused client reads is the one `docs/design/bundles.md` lists:
 /// - another bundle of the same tenant: `unknown_ca` (a signature that does not verify with the
 ///   CA of the same name is reported as an unknown issuer, as Go does);
 /// - wrong role (no clientAuth): `bad_certificate` (rustls would send `unsupported_certificate`;

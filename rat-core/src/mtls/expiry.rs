@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::load::format_time;
+use super::cert::format_time;
 
 /// How long before expiry every side warns: a year. An expired bundle stops every client at
 /// once, years after anyone remembers how it was made.

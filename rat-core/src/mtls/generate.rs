@@ -1,4 +1,5 @@
-//! Generating a closed bundle in memory with rcgen, then writing it (plan.md, Bundles).
+//! Generating a closed bundle in memory with rcgen, then writing it (`docs/design/bundles.md`,
+//! A closed bundle).
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::Write;
@@ -12,8 +13,9 @@ use rcgen::{
 };
 use time::{Duration as TimeDuration, OffsetDateTime};
 
-use super::load::{CA_FILE, Role, fingerprint};
+use super::cert::fingerprint;
 use super::names::{InvalidName, check_name};
+use super::side::{CA_FILE, Role};
 
 /// How long the certificates of a bundle are valid, in years: rotating is generating a new
 /// bundle when needed, not a schedule an expiry would impose.

@@ -1,5 +1,5 @@
 //! Bundles: generating, loading and checking the mTLS certificate bundles of rat, and the
-//! rustls configurations built from them (plan.md, "Bundles"; ratd-design.txt, Authentication).
+//! rustls configurations built from them (`docs/design/bundles.md`).
 //!
 //! A bundle is closed: a CA whose key only lives in memory while generating, a server
 //! certificate naming the tenant, and one client certificate per client, naming it (= its tmux
@@ -62,12 +62,16 @@
 //!
 //! [`refusal_reason`] turns such an alert into the words `rat-tool check` and rat print.
 
+mod cert;
+mod checks;
 mod config;
 mod expiry;
 mod generate;
 mod load;
 mod names;
+mod side;
 
+pub use cert::{fingerprint, format_time, provider};
 pub use config::{
     ALPN_HTTP11, peer_client_name, peer_name, peer_name_from_certs, unchecked_client_config,
     unchecked_server_config,
@@ -79,14 +83,13 @@ pub use generate::{
     CA_ORGANIZATION, GenerateError, GenerateReport, VALIDITY_YEARS, client_dir, generate,
     generate_at, server_dir,
 };
-pub use load::{
-    CA_FILE, Check, ClientSide, LoadError, LoadedSide, Role, ServerSide, fingerprint, format_time,
-    load, load_at, load_client, load_server, provider,
-};
+pub use load::{ClientSide, LoadedSide, ServerSide, load, load_at, load_client, load_server};
 pub use names::{InvalidName, MAX_NAME_LEN, check_name};
+pub use side::{CA_FILE, Check, LoadError, Role};
 
-/// What an alert received from ratd on a client's first read means, in the words of plan.md,
-/// or `None` for an alert that is not one of ratd's refusals of a client certificate.
+/// What an alert received from ratd on a client's first read means, in the words of
+/// `docs/design/bundles.md` (What a refused client reads), or `None` for an alert that is not
+/// one of ratd's refusals of a client certificate.
 pub fn refusal_reason(alert: rustls::AlertDescription) -> Option<&'static str> {
     use rustls::AlertDescription as A;
     Some(match alert {

@@ -1,5 +1,5 @@
-//! Plain names: what a tenant and a client (session) may be called (plan.md, Bundles and
-//! "rat-core: the terminals": letters, digits, `_`, `-`, at most 32 characters).
+//! Plain names: what a tenant and a client (session) may be called: letters, digits, `_`, `-`,
+//! at most 32 characters, as window names (`docs/design/bundles.md`, Names).
 
 /// The longest plain name, in bytes (= characters, as only ASCII is allowed). For tenants it
 /// keeps the tmux socket path (`/tmp/tmux-UID/rat-TENANT`) well under the Unix socket path limit.

@@ -1,4 +1,4 @@
-//! The startup check's outcome (ratd-design.txt, Lifecycle > Startup step 3): what bash startup
+//! The startup check's outcome (`docs/design/terminals.md`, The startup check): what bash startup
 //! files defeat at the prompt of the terminals. Its value changes the instructions and the
 //! descriptions (see [`crate::catalog`]) and the results of `list_windows` and `wait_window`.
 //! How the check runs is told on [`super::Controller::check_terminals`].
@@ -47,7 +47,8 @@ impl TerminalCheck {
         }
     }
 
-    /// A check that could not run, taken as nothing holding (ratd-design.txt, Startup).
+    /// A check that could not run, taken as nothing holding (`docs/design/terminals.md`, The
+    /// startup check).
     pub fn not_run(problem: impl Into<String>, duration: Duration) -> Self {
         Self {
             ran: false,

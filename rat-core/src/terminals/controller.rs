@@ -1,6 +1,6 @@
 //! The controller: the tenant's tmux server through tmux-cc, its options and terminal
-//! environment, the startup check, restarts and the stop (ratd-design.txt, Lifecycle; plan.md,
-//! "rat-core: the terminals").
+//! environment, the startup check, restarts and the stop (`docs/design/terminals.md`: The tmux
+//! server, The startup check, Lifecycle).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ use crate::tools::{ReadBudget, ToolResult};
 
 pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
 
-/// The width and height of every terminal (ratd-design.txt, Tools: read_window).
+/// The width and height of every terminal, the same on every machine (`docs/design/terminals.md`).
 pub const TERMINAL_SIZE: (u32, u32) = (200, 24);
 /// The rows of history each terminal keeps (`history-limit`).
 pub const HISTORY_LIMIT: u32 = 10_000;
@@ -69,7 +69,7 @@ impl ControllerConfig {
     }
 }
 
-/// Why the controller could not start its server (ratd-design.txt, Startup step 2).
+/// Why the controller could not start its server (`docs/design/terminals.md`, Startup, step 2).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StartError {
@@ -387,8 +387,8 @@ impl Controller {
         Ok(())
     }
 
-    /// Makes every wait return at once, telling rat stops (ratd-design.txt, Shutdown: the door
-    /// closes first, and a wait must not hold it open). [`Controller::stop`] does it too.
+    /// Makes every wait return at once, telling rat stops (`docs/design/terminals.md`, Shutdown:
+    /// the door closes first, and a wait must not hold it open). [`Controller::stop`] does it too.
     pub fn announce_stop(&self) {
         self.inner.stopping.cancel();
     }
@@ -418,9 +418,9 @@ impl Controller {
         }
     }
 
-    /// The startup check (ratd-design.txt, Startup step 3), 10 seconds at most: a terminal is
-    /// started as every terminal is (a session of its own on rat's server, login bash, the
-    /// terminals' environment, `TERM` and `TMUX` included), then four lines are typed in it:
+    /// The startup check (`docs/design/terminals.md`, The startup check), 10 seconds at most: a
+    /// terminal is started as every terminal is (a session of its own on rat's server, login bash,
+    /// the terminals' environment, `TERM` and `TMUX` included), then four lines are typed in it:
     ///
     /// 1. `unset HISTFILE` (an interactive bash saves its history when it exits);
     /// 2. `false`: the hook must record `1`;

@@ -1,5 +1,6 @@
 //! The inputs of the seven terminal tools: their JSON schemas come from these types (schemars),
-//! their doc comments becoming the descriptions of the properties (ratd-design.txt, Tools).
+//! their doc comments becoming the descriptions of the properties (`docs/design/tools.md`, Inputs,
+//! shared with rat).
 //!
 //! The `window` argument of the five tools taking one carries `"x-mcp-header": "Window"`: from
 //! protocol 2026-07-28 on, the client mirrors it into the `Mcp-Param-Window` HTTP header

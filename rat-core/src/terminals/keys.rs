@@ -1,4 +1,4 @@
-//! Key names for `send_keys` (ratd-design.txt, Tools: send_keys; plan.md, "Input").
+//! Key names for `send_keys` (`docs/design/terminals.md`, send_keys).
 //!
 //! tmux types a name it does not know as text instead of failing (`Ctrl-C` would be typed rather
 //! than interrupting the command), so names are validated before anything is sent. A name is

@@ -1,6 +1,6 @@
 //! The terminals: the controller over tmux-cc, the startup check, and the seven terminal tools
-//! (ratd-design.txt, Tools > Terminals, Read budget, Plumbing, Errors, Lifecycle; plan.md,
-//! "rat-core: the terminals"). The design decisions are told in `rat-core/README.md`.
+//! (`docs/design/terminals.md`, and `tools.md` for the read budget, plumbing and errors). The
+//! design decisions are told in short in `rat-core/README.md`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,8 +1,9 @@
-//! Window names (plan.md, "Targets are exact" and "Names"): letters, digits, `_` and `-`, at most
-//! 32 characters, not digits only: tmux 3.3a reads a window part of digits only as an index, even
-//! after the `=` asking for an exact name (with windows main(0), build(1) and `1`(2),
-//! `kill-window -t '=s:=1'` killed build). In a tmux target, `:` and `.` separate the session, window and pane parts and a
-//! leading `=` asks for an exact match: any of them in a name would change what it targets.
+//! Window names (`docs/design/terminals.md`, Sessions and windows): letters, digits, `_` and `-`,
+//! at most 32 characters, not digits only: tmux 3.3a reads a window part of digits only as an
+//! index, even after the `=` asking for an exact name (with windows main(0), build(1) and `1`(2),
+//! `kill-window -t '=s:=1'` killed build). In a tmux target, `:` and `.` separate the session,
+//! window and pane parts and a leading `=` asks for an exact match: any of them in a name would
+//! change what it targets.
 
 /// The longest name accepted, in characters (all ASCII, so bytes too).
 pub const MAX_NAME_LEN: usize = 32;

@@ -1,5 +1,5 @@
 //! Building the result of `read_window` from a capture, within the read budget
-//! (ratd-design.txt, Tools: read_window, and Read budget).
+//! (`docs/design/terminals.md`, read_window; `docs/design/tools.md`, Read budget).
 //!
 //! - On the normal screen the content is captured with `-J` (wrapped rows joined), trailing
 //!   spaces and trailing empty lines removed, preceded by the history rows asked for.
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn the_longest_header_fits_the_minimum_budget() {
         // A screen of 4-byte characters, 200x24, with its line breaks: 19223 bytes, under the
-        // worst header; ReadBudget::MIN must hold it (ratd-design.txt: 19349 bytes).
+        // worst header; ReadBudget::MIN must hold it (with the header: 19349 bytes).
         let row = "\u{1d538}".repeat(200); // 4 bytes, one cell each
         let screen = vec![row; 24].join("\n");
         assert_eq!(screen.len(), 19223);

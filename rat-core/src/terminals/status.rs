@@ -41,9 +41,10 @@ const SIGPIPE_NOTE: &str =
 /// How the last command exited, for `wait_window`, after "the command finished 3s ago":
 /// `, exit status 1.` for a single command or a pipeline whose commands before the last one
 /// succeeded; for a pipeline whose earlier commands failed, those first, by position, then the
-/// status of the pipeline, explained, then every status (ratd-design.txt: "Failures first").
-/// Status 141 is told as usually normal only for a command before the last: "Nothing is added
-/// for a single command, nor for a pipeline whose last command alone failed".
+/// status of the pipeline, explained, then every status: failures first, as a model reading
+/// "exit status 0" first anchors on it (`docs/design/prompts.md`, How a status is told).
+/// Status 141 is told as usually normal only for a command before the last; nothing is added
+/// for a single command, nor for a pipeline whose last command alone failed.
 pub(crate) fn wait_exit(statuses: &[i32]) -> String {
     let Some(&last) = statuses.last() else {
         return ".".to_string();

@@ -1,4 +1,4 @@
-//! Control characters in `send_text` (ratd-design.txt, Tools: send_text; plan.md, "Input").
+//! Control characters in `send_text` (`docs/design/terminals.md`, send_text).
 //!
 //! Any Unicode control character (general category Cc: U+0000 to U+001F, U+007F to U+009F) but
 //! tab and new line is refused: pasted, an ESC could end the bracketed paste early and run the

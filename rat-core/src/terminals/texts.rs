@@ -1,6 +1,6 @@
 //! Every text agents read from the terminal tools, in one place: the instructions' terminal
-//! parts, the descriptions, and the result and error texts (ratd-design.txt, Tools, Terminals,
-//! Read budget, Plumbing, Errors, MCP instructions). Texts that depend on the startup check take
+//! parts, the descriptions, and the result and error texts (`docs/design/tools.md` and
+//! `docs/design/terminals.md`). Texts that depend on the startup check take
 //! its [`TerminalCheck`]. Snapshot tests (`tests/catalog.rs`, `tests/terminals*.rs`) show any
 //! change of wording in review.
 
@@ -45,9 +45,9 @@ pub fn degradations(instructions: &str) -> Vec<&'static str> {
     lost
 }
 
-/// The MCP instructions (ratd-design.txt, MCP instructions), for `host`, worded after what the
-/// check found: statuses told, or not; prompts recorded, or not (wait_window then tells why it can
-/// not wait); the paste warning added when bracketed paste does not hold.
+/// The MCP instructions (`docs/design/tools.md`, MCP instructions), for `host`, worded after what
+/// the check found: statuses told, or not; prompts recorded, or not (wait_window then tells why it
+/// can not wait); the paste warning added when bracketed paste does not hold.
 pub fn instructions(host: &str, check: &TerminalCheck) -> String {
     let checking = if check.tells_statuses() {
         "wait_window waits until a command finished, 50 seconds at most per call, and tells how it \
@@ -150,8 +150,8 @@ pub fn close_window_description() -> String {
 /// running command rather than the background.
 pub fn send_text_description(check: &TerminalCheck) -> String {
     let meets = if check.warns_paste() {
-        // In place of what text meets at a prompt (ratd-design.txt, MCP instructions); what it
-        // meets otherwise holds all the same.
+        // In place of what text meets at a prompt (`docs/design/tools.md`, MCP instructions);
+        // what it meets otherwise holds all the same.
         format!(
             "{PASTE_WARNING} While a command runs, or in a new window before its prompt, the text \
              is read as typed, a new line as Enter: wait for the prompt ({}) before sending.",
@@ -252,8 +252,8 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
 }
 
 /// Why wait_window can not wait where prompts are not recorded: the check found the startup
-/// files replacing `PROMPT_COMMAND`, or could not run (ratd-design.txt, Startup: a check that
-/// can not run is taken as nothing holding).
+/// files replacing `PROMPT_COMMAND`, or could not run (a check that can not run is taken as
+/// nothing holding: `docs/design/terminals.md`, The startup check).
 fn no_prompts_because(check: &TerminalCheck) -> &'static str {
     if check.ran {
         "their bash startup files replace PROMPT_COMMAND, so no prompt is recorded"
@@ -399,7 +399,8 @@ pub(crate) fn other_window_in_new_session(window: &str, origin: Origin) -> Strin
     )
 }
 
-/// The terminals restarting after a death of the tmux server (ratd-design.txt, tmux server).
+/// The terminals restarting after a death of the tmux server (`docs/design/terminals.md`,
+/// Restarts).
 pub const RESTARTING: &str = "The terminals are restarting after a failure, and every window \
      was lost: retry in a few seconds to find a fresh main.";
 

@@ -1,5 +1,5 @@
-//! The seven terminal tools bound to a tmux session (ratd-design.txt, Tools > Terminals,
-//! Plumbing, Errors).
+//! The seven terminal tools bound to a tmux session (`docs/design/terminals.md`; plumbing and
+//! errors: `docs/design/tools.md`).
 
 use std::time::Duration;
 
@@ -130,7 +130,8 @@ impl Terminals {
         line
     }
 
-    /// list_windows: every window of the session, one line each (ratd-design.txt, Terminals).
+    /// list_windows: every window of the session, one line each (`docs/design/terminals.md`,
+    /// list_windows).
     /// A missing session is created, with a header saying so.
     pub async fn list_windows(&self) -> ToolResult {
         if let Some(refused) = self.check_names(FIRST_WINDOW) {

@@ -1,6 +1,6 @@
-//! Windows as tmux describes them (plan.md, "Format output"; tmux/README.md "display-message
-//! never fails"): always from `list-windows`, never `display-message`, which silently describes
-//! another window when the one named is missing.
+//! Windows as tmux describes them (`docs/design/terminals.md`, Sessions and windows: targets are
+//! exact, format output): always from `list-windows`, never `display-message`, which silently
+//! describes another window when the one named is missing.
 //!
 //! tmux replaces control characters with `_` in `-F` output, so fields are separated by spaces.
 //! Every field starts with a letter of its own (so that an empty value is still a field), and
@@ -57,8 +57,8 @@ pub(crate) struct WindowInfo {
 }
 
 impl WindowInfo {
-    /// Bash back at its prompt since the last input (ratd-design.txt, wait_window: "Finished
-    /// means the window recorded a prompt since the last input, with bash in the foreground").
+    /// Bash back at its prompt since the last input: a prompt answered every input sent, and
+    /// bash is in the foreground (`docs/design/prompts.md`, What "finished" means).
     pub(crate) fn finished(&self) -> bool {
         self.input.is_none() && self.prompt.is_some() && self.command == "bash"
     }

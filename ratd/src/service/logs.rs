@@ -1,5 +1,5 @@
-//! ratd's logs (ratd-design.txt, Logs): text lines on stderr through `tracing`, in one of two
-//! forms.
+//! ratd's logs (`docs/design/status-and-logs.md`): text lines on stderr through `tracing`, in one
+//! of two forms.
 //!
 //! - [`Form::Text`], a terminal or a file: `2026-11-30T12:00:00.123456Z  INFO message key=value`
 //!   (tracing-subscriber's full format, without targets).
@@ -119,7 +119,7 @@ where
 /// without a word: tracing-subscriber's report of such a failure, on by default, goes through
 /// `eprintln!`, which panics when stderr fails too, and so killed whichever task logged, the
 /// one that handles SIGTERM among them (a dead log reader must never disable the kill switch:
-/// ratd-design.txt, Shutdown).
+/// stopping ratd stops everything, `docs/design/terminals.md`, Shutdown).
 pub fn init(level: LogLevel, form: Form) {
     use tracing_subscriber::filter::FilterExt;
     use tracing_subscriber::layer::{Layer, SubscriberExt};

@@ -1,5 +1,5 @@
-//! ratd as a service (issue 9; ratd-design.txt, Lifecycle: Startup, Status, tmux server,
-//! Shutdown; Logs): what an operator relies on to trust and watch a ratd, apart from serving.
+//! ratd as a service (`docs/design/status-and-logs.md`; `docs/design/terminals.md`,
+//! Lifecycle): what an operator relies on to trust and watch a ratd, apart from serving.
 //!
 //! - [`notify`]: systemd's notify protocol (`READY=1`, `STATUS=`, `STOPPING=1`), one datagram
 //!   on `NOTIFY_SOCKET`, the address kept once the variable leaves the environment.

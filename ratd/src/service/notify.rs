@@ -1,8 +1,8 @@
-//! systemd's notify protocol, as ratd uses it (ratd-design.txt, Lifecycle > Startup, Status,
-//! Shutdown; `sd_notify(3)`): one datagram per notification on the unix socket systemd names
+//! systemd's notify protocol, as ratd uses it (`docs/design/status-and-logs.md`, systemd;
+//! `sd_notify(3)`): one datagram per notification on the unix socket systemd names
 //! in `NOTIFY_SOCKET`, holding `KEY=value` lines.
 //!
-//! A few lines rather than a library, as the spec says: the `sd-notify` crate reads
+//! A few lines rather than a library: the `sd-notify` crate reads
 //! `NOTIFY_SOCKET` from the environment at each call, while ratd takes the variable out of its
 //! environment before starting tmux (the terminals inherit ratd's environment, and systemd's own
 //! tools report to that socket, which systemd then warns about in ratd's journal) and keeps the

@@ -1,7 +1,7 @@
-//! One line per MCP request at debug level (ratd-design.txt, Logs): the session, the address,
-//! the method and the duration, whatever the protocol version (clients initialize, or discover
-//! the server from 2026-07-28 on). Never the parameters: a tools/call carries texts, keys and
-//! file contents.
+//! One line per MCP request at debug level (`docs/design/status-and-logs.md`): the session, the
+//! address, the method and the duration, whatever the protocol version (clients initialize, or
+//! discover the server from 2026-07-28 on). Never the parameters: a tools/call carries texts, keys
+//! and file contents.
 //!
 //! The method is read from the request body as it streams to rmcp ([`Tap`]): a small scanner
 //! ([`MethodScanner`]) follows the JSON's nesting and keeps the string value of the top-level

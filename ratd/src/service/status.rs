@@ -1,5 +1,5 @@
 //! The status line ratd tells systemd (`STATUS=`), the one line `systemctl status` shows
-//! whatever the logs did since (ratd-design.txt, Lifecycle > Status):
+//! whatever the logs did since (`docs/design/status-and-logs.md`, The status line):
 //!
 //! ```text
 //! serving tenant prod on [::]:7281 · bracketed paste overridden, bundle expires in 212 days · last seen: alice now, bob 25m ago, carol 3h ago · 1 wait in flight
@@ -33,7 +33,7 @@ pub const RENDER_EVERY: Duration = Duration::from_secs(10);
 /// How many sessions the line names; the others are counted.
 pub const SESSIONS_SHOWN: usize = 5;
 
-/// A step of the stop, replacing the line while ratd stops (ratd-design.txt, Status).
+/// A step of the stop, replacing the line while ratd stops: a stop that lasts shows where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopStep {
     /// The door closes: no new connection, calls in flight get 10 s.

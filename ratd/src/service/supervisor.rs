@@ -1,4 +1,4 @@
-//! The supervisor of the tmux server (ratd-design.txt, Lifecycle > tmux server): ratd keeps
+//! The supervisor of the tmux server (`docs/design/terminals.md`, Restarts): ratd keeps
 //! its server running, that it needs a child process being its own concern.
 //!
 //! It waits for the server to exit ([`Controller::wait_server`]), logs why, and starts it again

@@ -1,6 +1,6 @@
 //! The startup warnings of a deployment handing agents more than the user ratd runs as
-//! (ratd-design.txt, Lifecycle > Startup step 1), and the bundle's expiry (Startup: warned at
-//! startup and every 24 hours when less than a year remains).
+//! (`docs/design/bundles.md`, What ratd warns of at start), and the bundle's expiry (warned at
+//! startup and every 24 hours when less than a year remains: `bundles.md`, Expiry).
 //!
 //! - Root: every agent, and whoever holds a client key, is root; the likely mistake is a
 //!   service missing its `User=`.
