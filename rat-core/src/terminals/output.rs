@@ -266,6 +266,16 @@ pub(crate) fn block(
             .is_some_and(|line| line.contains(first.as_str()))
         {
             skip = (*lines).min(joined.len());
+            // A paste that met the terminal's line discipline before bash's line editor took
+            // it (the editor's start slower than the wait for it) is echoed twice: by the
+            // terminal after the prompt, then by the editor after the prompt drawn again.
+            if *lines == 1
+                && joined
+                    .get(1)
+                    .is_some_and(|again| again.trim_end() == joined[0].trim_end())
+            {
+                skip = 2;
+            }
             let physical: Vec<&str> = rows.split('\n').collect();
             skipped_rows = rows_of(&joined, &physical, skip) as u64;
         } else {
@@ -421,6 +431,22 @@ mod tests {
         assert!(echo_at("e2e$   ls -l", "ls -l", 5));
         assert!(echo_at("漢 $ seq 3", "seq 3", 4));
         assert!(echo_at("seq 3", "seq 3", 0));
+    }
+
+    #[test]
+    fn an_echo_made_twice_is_left_out_twice() {
+        let r = region(0, 3);
+        assert_eq!(
+            block(
+                "w",
+                &r,
+                "$ seq 3\n$ seq 3\n1",
+                "$ seq 3\n$ seq 3\n1",
+                0,
+                false
+            ),
+            "[1 row printed]\n1"
+        );
     }
 
     #[test]
