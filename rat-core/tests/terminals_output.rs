@@ -57,6 +57,22 @@ async fn a_command_printing_nothing_says_so_in_two_words() {
     );
 }
 
+/// The `scrollback_rows` a cut answer's header gives after `prefix`, the header checked to end
+/// as it must.
+fn hinted_rows(header: &str, prefix: &str) -> u32 {
+    let n: u32 = header[prefix.len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        &header[prefix.len() + n.to_string().len()..],
+        " shows them from the first]"
+    );
+    n
+}
+
 #[tokio::test]
 async fn ten_thousand_rows_are_cut_to_the_last_with_the_call_reaching_the_first() {
     let f = start_ready().await;
@@ -71,16 +87,7 @@ async fn ten_thousand_rows_are_cut_to_the_last_with_the_call_reaching_the_first(
     assert_eq!(rows, expected.join("\n"));
     let prefix = "[10000 rows printed, the last 40 below; read_window main with scrollback_rows ";
     assert!(header.starts_with(prefix), "{header}");
-    let n: u32 = header[prefix.len()..]
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert_eq!(
-        &header[prefix.len() + n.to_string().len()..],
-        " shows them from the first]"
-    );
+    let n = hinted_rows(header, prefix);
     // The call told reads from the first row the command printed: `1`, after the header.
     let shown = t.read_window(read("main", n)).await;
     let mut lines = shown.text.lines();
@@ -407,12 +414,7 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
             "[{total} rows printed, the last 40 below; read_window main with scrollback_rows "
         );
         assert!(header.starts_with(&prefix), "{line}: {header}");
-        let n: u32 = header[prefix.len()..]
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let n = hinted_rows(header, &prefix);
         let shown = t.read_window(read("main", n)).await;
         assert_eq!(
             shown.text.lines().nth(1),

@@ -43,6 +43,15 @@ async fn wait_prompt(client: &Client, window: &str) {
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
 }
 
+/// Waits (20 s at most) until ratd counts a wait in flight: the call of `what` started waiting.
+async fn wait_started(served: &Served, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while served.in_flight.waits() == 0 {
+        assert!(Instant::now() < deadline, "{what}: the wait never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_call_of_each_tool() {
     let mut served = Served::start(&["alice"]).await;
@@ -214,11 +223,7 @@ async fn wait_window_cancelled_by_the_client_ends_at_once() {
         )
         .await
         .expect("wait sent");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while served.in_flight.waits() == 0 {
-        assert!(Instant::now() < deadline, "the wait never started");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    wait_started(&served, "wait_window").await;
     let cancelled = Instant::now();
     handle
         .cancel(Some("test".into()))
@@ -260,11 +265,7 @@ async fn stopping_answers_waits_at_once_then_stops_tmux() {
                 .await
         })
     };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while served.in_flight.waits() == 0 {
-        assert!(Instant::now() < deadline, "the wait never started");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    wait_started(&served, "wait_window").await;
     let stopping = Instant::now();
     served.shutdown.cancel();
     let answered = waiting.await.unwrap().expect("the wait is answered");
@@ -465,11 +466,7 @@ async fn a_send_that_waits_is_counted_and_cancelled_as_a_wait() {
             )
             .await
             .expect("the call sent");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while served.in_flight.waits() == 0 {
-            assert!(Instant::now() < deadline, "{way}: the wait never started");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        wait_started(&served, way).await;
         assert_eq!(served.in_flight.waits(), 1, "{way}");
         let cancelled = Instant::now();
         handle
@@ -516,11 +513,7 @@ async fn stopping_answers_a_send_that_waits_at_once() {
                     .await
             })
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while served.in_flight.waits() == 0 {
-            assert!(Instant::now() < deadline, "{way}: the wait never started");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        wait_started(&served, way).await;
         let stopping = Instant::now();
         served.shutdown.cancel();
         let answered = waiting.await.unwrap().expect("the wait is answered");
