@@ -423,3 +423,85 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
         );
     }
 }
+
+/// The status line of an answer, its times redacted, and the rest as it is.
+fn split_answer(f: &terminals_common::Fixture, text: &str) -> (String, String) {
+    let (status, rest) = text.split_once('\n').unwrap();
+    (f.redact(status), rest.to_string())
+}
+
+#[tokio::test]
+async fn every_answer_after_a_flood_ends_with_the_commands_own_last_rows() {
+    // Each command prints more than a screen into a history kept full (tmux drops its oldest
+    // tenth again and again, and reads the terminal behind bash): every answer, read as soon
+    // as the prompt is recorded, holds the command's own last 40 rows and its count.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 11000", 40)).await;
+    assert!(r.text.contains("exit status 0."), "{}", r.text);
+    for round in 0..25u32 {
+        let n = 1200 + 97 * round;
+        let r = t.send_text(run_text("main", &format!("seq {n}"), 40)).await;
+        let (status, rest) = split_answer(&f, &r.text);
+        assert_eq!(
+            status, "main: the command finished Ns ago, exit status 0.",
+            "round {round}"
+        );
+        let mut lines = rest.lines();
+        let header = lines.next().unwrap();
+        let prefix =
+            format!("[{n} rows printed, the last 40 below; read_window main with scrollback_rows ");
+        assert!(header.starts_with(&prefix), "round {round}: {header}");
+        hinted_rows(header, &prefix);
+        let shown: Vec<&str> = lines.collect();
+        let wanted: Vec<String> = (n - 39..=n).map(|i| i.to_string()).collect();
+        assert_eq!(shown, wanted, "round {round}");
+    }
+}
+
+#[tokio::test]
+async fn a_hook_after_rats_printing_a_path_of_its_own_is_not_waited_for() {
+    // As VTE's vte.sh does at each prompt: the pane's path is then not rat's mark.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(run_text(
+        "main",
+        "osc7() { printf '\\e]7;file://%s%s\\e\\\\' \"$HOSTNAME\" \"$PWD\"; }; \
+         PROMPT_COMMAND+=$'\\n'osc7",
+        10,
+    ))
+    .await;
+    for round in 0..5 {
+        let r = t.send_text(run_text("main", "printf 'a\\nb\\n'", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            "main: the command finished Ns ago, exit status 0.\n[2 rows printed]\na\nb",
+            "round {round}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_mark_tmux_never_shows_is_told_after_two_seconds() {
+    // A hook after rat's putting an earlier mark back stands for a tmux that has not read the
+    // terminal up to the prompt's mark: the answer waits 2 s for it, then says so.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(run_text(
+        "main",
+        "back() { printf '\\e]7;rat:prompt:0\\e\\\\'; }; PROMPT_COMMAND+=$'\\n'back",
+        10,
+    ))
+    .await;
+    let r = t.send_text(run_text("main", "echo one", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n\
+         [tmux was still reading what the command printed Ns after it finished: its last rows \
+         may be missing below; read_window shows them once tmux has read them]\n\
+         [1 row printed]\none"
+    );
+}

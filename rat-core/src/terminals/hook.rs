@@ -37,8 +37,13 @@
 //!   never blocks the prompt, ratd stopped (SIGSTOP) or gone. ratd watches the directory
 //!   (inotify) and reads the file as soon as it is closed: waits are event-driven.
 //!
-//! Nothing is printed but `ESC[?2004h` (bracketed paste announced, as readline would). `${VAR-}`
-//! everywhere, so that `set -u` in a startup file breaks nothing.
+//! - **The prompt's mark.** Before its record, the hook prints the prompt's count as the pane's
+//!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its
+//!   own turns, so a wait woken by the record reads the rows once `#{pane_path}` shows that
+//!   mark, after every byte the command printed (docs/design/output.md).
+//!
+//! Nothing else is printed but `ESC[?2004h` (bracketed paste announced, as readline would).
+//! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing.
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -63,10 +68,12 @@ __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat
 __rat_aliases=
 if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0
+  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=-
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
-  [ -t 1 ] && builtin printf '\e[?2004h'
+  # The prompt's mark, after every byte the command printed: the pane's path (OSC 7).
+  __rat_k=$((${__rat_k:-0} + 1))
+  [ -t 1 ] && builtin printf '\e[?2004h\e]7;rat:prompt:%s\e\\' "$__rat_k" && m=$__rat_k
   for i in "${!PROMPT_COMMAND[@]}"; do
     e=${PROMPT_COMMAND[i]}
     if [[ $e == *"$__rat_entry"* && $e != "$__rat_entry"* ]]; then
@@ -93,7 +100,7 @@ __rat_hook() {
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
     if ! builtin read -t 0 2>/dev/null; then
-      builtin printf 'R %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
+      builtin printf 'R %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
@@ -126,7 +133,7 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN E` (the final
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK E` (the final
 /// `E` tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -145,6 +152,11 @@ pub struct Record {
     pub seen: u64,
     /// Whether a command ran since the prompt before (the command number changed).
     pub ran: bool,
+    /// The prompt's mark: the hook's count of prompts, printed to the terminal as the pane's
+    /// path (OSC 7, `rat:prompt:K`, read as `#{pane_path}`) before this record was written, so
+    /// after every byte the command printed. `None` when not printed (bash's output not a
+    /// terminal) or written by an earlier hook without marks.
+    pub mark: Option<u64>,
 }
 
 impl Record {
@@ -174,7 +186,17 @@ impl Record {
             "1" => true,
             _ => return None,
         };
-        if fields.next()? != "E" || fields.next().is_some() {
+        // The mark, before `E` (a hook written by an earlier ratd, still running in a tmux
+        // server that outlived it, writes none).
+        let mark = match fields.next()? {
+            "E" => None,
+            "-" => (fields.next()? == "E").then_some(None)?,
+            k => {
+                let k = k.parse().ok()?;
+                (fields.next()? == "E").then_some(Some(k))?
+            }
+        };
+        if fields.next().is_some() {
             return None;
         }
         Some(Record {
@@ -185,6 +207,7 @@ impl Record {
             exit,
             seen,
             ran,
+            mark,
         })
     }
 }
@@ -372,8 +395,24 @@ mod tests {
                 exit: Exit::Statuses(vec![1, 0]),
                 seen: 13,
                 ran: true,
+                mark: None,
             })
         );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 41 E").map(|r| r.mark),
+            Some(Some(41))
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 - E").map(|r| r.mark),
+            Some(None)
+        );
+        for bad in [
+            "R 3 12 1700000005 1700000004 1,0 13 1 41",
+            "R 3 12 1700000005 1700000004 1,0 13 1 x E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 E E",
+        ] {
+            assert_eq!(Record::parse(bad), None, "{bad}");
+        }
         assert_eq!(
             Record::parse("R 0 0 5 5 - 0 0 E").map(|r| r.exit),
             Some(Exit::Started)

@@ -17,8 +17,44 @@ pub(crate) const KEPT_ROWS: usize = 40;
 pub(crate) const KEPT_BYTES: usize = 8 * 1024;
 
 /// The format read from the pane, in the same write as an input, and before each capture.
-pub(crate) const PROBE: &str =
-    "#{history_size} #{cursor_y} #{cursor_x} #{alternate_on} #{history_limit} #{alternate_saved_y}";
+pub(crate) const PROBE: &str = "#{history_size} #{cursor_y} #{cursor_x} #{alternate_on} \
+     #{history_limit} #{alternate_saved_y} #{pane_path}";
+
+/// What the pane's path (`#{pane_path}`, set by OSC 7) held when read: rat's hook sets it to
+/// `rat:prompt:K` at each prompt, after every byte the command before printed
+/// ([`super::hook::Record::mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PathMark {
+    /// Nothing set it yet.
+    Unset,
+    /// The mark of the hook's prompt `K`.
+    Prompt(u64),
+    /// Something else set it (a program printing OSC 7 of its own).
+    Other,
+}
+
+impl PathMark {
+    fn parse(path: &str) -> PathMark {
+        if path.is_empty() {
+            return PathMark::Unset;
+        }
+        match path.strip_prefix("rat:prompt:").map(str::parse) {
+            Some(Ok(k)) => PathMark::Prompt(k),
+            _ => PathMark::Other,
+        }
+    }
+
+    /// Whether tmux has not yet read the mark of prompt `k` from the terminal: the path shows
+    /// an earlier prompt's, or none. A path something else set after rat's hook (printed by a
+    /// hook after rat's, at the same prompt) tells nothing: not behind, as far as is known.
+    pub(crate) fn behind(&self, k: u64) -> bool {
+        match self {
+            PathMark::Unset => true,
+            PathMark::Prompt(j) => *j < k,
+            PathMark::Other => false,
+        }
+    }
+}
 
 /// The pane's cursor and history, as [`PROBE`] reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,18 +73,23 @@ pub(crate) struct Probe {
     /// program took the screen and restored when it leaves it (`alternate_saved_y`; tmux keeps
     /// the history as it was meanwhile). A number past the screen when none was saved.
     pub saved_y: u64,
+    /// The prompt mark the pane's path shows.
+    pub path: PathMark,
 }
 
 impl Probe {
     /// Parses the output of [`PROBE`].
     pub(crate) fn parse(line: &str) -> Option<Probe> {
-        let numbers: Vec<u64> = line
-            .split(' ')
+        let mut fields = line.splitn(7, ' ');
+        let numbers: Vec<u64> = fields
+            .by_ref()
+            .take(6)
             .map(|n| n.trim().parse().ok())
             .collect::<Option<_>>()?;
         let [history, y, x, alternate, limit, saved_y] = numbers[..] else {
             return None;
         };
+        let path = PathMark::parse(fields.next().unwrap_or("").trim_end());
         Some(Probe {
             history,
             y,
@@ -56,6 +97,7 @@ impl Probe {
             alternate: alternate == 1,
             limit,
             saved_y,
+            path,
         })
     }
 
@@ -373,6 +415,7 @@ mod tests {
             alternate: false,
             limit: 10_000,
             saved_y: 4_294_967_295,
+            path: PathMark::Unset,
         }
     }
 
@@ -383,6 +426,25 @@ mod tests {
             Some(probe(12, 3, 10))
         );
         assert_eq!(Probe::parse("12 3 10 0 10000"), None);
+        let marked = |line: &str| Probe::parse(line).map(|p| p.path);
+        assert_eq!(
+            marked("12 3 10 0 10000 4294967295 rat:prompt:7"),
+            Some(PathMark::Prompt(7))
+        );
+        assert_eq!(
+            marked("12 3 10 0 10000 4294967295 file://host/a b"),
+            Some(PathMark::Other)
+        );
+        assert_eq!(
+            marked("12 3 10 0 10000 4294967295 rat:prompt:x"),
+            Some(PathMark::Other)
+        );
+        assert_eq!(marked("12 3 10 0 10000 4294967295 "), Some(PathMark::Unset));
+        assert!(PathMark::Unset.behind(1));
+        assert!(PathMark::Prompt(6).behind(7));
+        assert!(!PathMark::Prompt(7).behind(7));
+        assert!(!PathMark::Prompt(8).behind(7));
+        assert!(!PathMark::Other.behind(7));
         assert_eq!(Probe::parse("a 3 10 0 1"), None);
     }
 

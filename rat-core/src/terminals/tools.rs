@@ -46,6 +46,14 @@ const LOOK_EVERY: Duration = Duration::from_millis(250);
 /// Nothing displayed for this long makes `wait_window` say it calmly.
 const QUIET_HINT_AFTER: i64 = 10;
 
+/// The longest an answer about a finished command waits for tmux to have read the prompt's
+/// mark (every byte the command printed) from the terminal before it reads the rows anyway.
+const MARK_WAIT: Duration = Duration::from_secs(2);
+
+/// Said before the rows when tmux had not read the prompt's mark within [`MARK_WAIT`].
+const BEHIND: &str = "[tmux was still reading what the command printed 2s after it finished: \
+     its last rows may be missing below; read_window shows them once tmux has read them]";
+
 /// What a failed input tells: the window missing, or the session (created then).
 enum Missing {
     Window,
@@ -964,6 +972,25 @@ impl Terminals {
             Probe::parse(&lines(reply).join(" "))
         };
         let mut last = parse(&inner.reply(self.probe(&target)).await?);
+        // The hook's record is read as soon as it is written, while tmux may still be reading
+        // the command's last bytes from the terminal: the rows are read once the pane's path
+        // shows the prompt's mark, printed after them (docs/design/output.md).
+        let mut behind = false;
+        if finished && let Some(k) = prompts.pane(pane).prompt.and_then(|p| p.mark) {
+            let deadline = tokio::time::Instant::now() + MARK_WAIT;
+            let mut pause = Duration::from_millis(1);
+            while let Some(now) = last
+                && now.path.behind(k)
+            {
+                if tokio::time::Instant::now() >= deadline {
+                    behind = true;
+                    break;
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(20));
+                last = parse(&inner.reply(self.probe(&target)).await?);
+            }
+        }
         // The echo's row no longer holds the command with no history left: cleared (`clear`
         // with an empty history leaves no count to tell it), the rows left are the screen's.
         let mut cleared = false;
@@ -1093,6 +1120,9 @@ impl Terminals {
             }
             let block =
                 super::output::block(window, &region, &joined, &rows, now.history, now.alternate);
+            if behind {
+                return Ok(format!("{text}\n{BEHIND}\n{block}"));
+            }
             return Ok(format!("{text}\n{block}"));
         }
         Ok(text)
@@ -1280,6 +1310,7 @@ mod tests {
             exit: Exit::Statuses(vec![0]),
             seen: 1,
             ran: true,
+            mark: Some(1),
         });
         let cases = [
             (
