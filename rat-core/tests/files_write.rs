@@ -296,18 +296,29 @@ async fn a_denied_permission_names_the_user() {
     let exe = bin.path().join("files_write");
     fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
     set_mode(&exe, 0o755);
-    let output = Command::new(&exe)
-        .args([
-            "a_denied_permission_names_the_user",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, dir.path())
-        .uid(65534)
-        .gid(65534)
-        .output()
-        .unwrap();
+    // Another test's child, forked while the copy was open for writing, holds it until it
+    // executes its program: the copy is then busy (ETXTBSY) for that moment.
+    let mut tries = 0;
+    let output = loop {
+        match Command::new(&exe)
+            .args([
+                "a_denied_permission_names_the_user",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, dir.path())
+            .uid(65534)
+            .gid(65534)
+            .output()
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            result => break result.unwrap(),
+        }
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
