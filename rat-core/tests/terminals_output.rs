@@ -505,3 +505,50 @@ async fn a_prompt_mark_tmux_never_shows_is_told_after_two_seconds() {
          [1 row printed]\none"
     );
 }
+
+#[tokio::test]
+async fn a_command_typed_while_another_runs_shows_its_own_rows() {
+    // The second command is sent while the first still runs (its echo drawn or not yet), and
+    // in every other round answered once before either ends: the answer after both shows the
+    // second's rows alone, not the first's echo or last row, nor the prompt line that shows the
+    // second again.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    for round in 0..8 {
+        let between = round % 2 == 0;
+        let go = f.home().join(format!("go{round}"));
+        nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let first = format!("read -r _ < {}; echo one", go.display());
+        let r = t.send_text(run_text("main", &first, 0)).await;
+        assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+        let r = t
+            .send_text(run_text("main", "echo two", u32::from(between)))
+            .await;
+        if between {
+            assert!(
+                r.text.ends_with("\nNothing printed."),
+                "round {round}: {}",
+                r.text
+            );
+        }
+        tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
+            .await
+            .unwrap();
+        let w = t
+            .wait_window(wait("main", 10), CancellationToken::new())
+            .await;
+        let since = if between {
+            " since the last answer"
+        } else {
+            ""
+        };
+        assert_eq!(
+            f.redact(&w.text),
+            format!(
+                "main: the command finished Ns ago, exit status 0.\n[1 row printed{since}]\ntwo"
+            ),
+            "round {round}"
+        );
+    }
+}

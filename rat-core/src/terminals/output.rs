@@ -131,6 +131,8 @@ pub(crate) struct Region {
     /// A text typed while a command ran: the start of its first line, shown again by bash's
     /// line editor after the prompt it reads it at (see [`typed_line`]).
     pub typed: Option<String>,
+    /// The echo of the input before, drawn at the start of these rows (see [`Mark::before`]).
+    pub before: Option<(usize, String)>,
     /// The row and column the echo was noted at, before any drop of the history's oldest
     /// rows (see [`echo_rows`]); `None` without an echo to find.
     pub noted: Option<(u64, u64)>,
@@ -169,6 +171,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         input,
         row,
         history,
+        typed,
     }) = &state.shown
         && *input == state.started
     {
@@ -176,7 +179,8 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             start: rebase(*row, *history, now),
             end,
             echo: None,
-            typed: None,
+            typed: typed.clone(),
+            before: None,
             noted: None,
             since_last: true,
         });
@@ -189,6 +193,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         alternate,
         echo,
         typed,
+        before,
     } = state.mark.as_ref()?;
     if *input != state.started {
         return None;
@@ -201,6 +206,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             end,
             echo: None,
             typed: None,
+            before: None,
             noted: None,
             since_last: false,
         });
@@ -210,6 +216,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         end,
         echo: echo.clone(),
         typed: typed.clone(),
+        before: before.clone(),
         noted: echo.as_ref().map(|_| (*row, *x)),
         since_last: false,
     })
@@ -280,6 +287,18 @@ fn typed_line(joined: &[&str], first: &str) -> Option<usize> {
     Some(at)
 }
 
+/// Whether `region`'s text typed ahead is yet to be seen in a later answer: not shown after a
+/// prompt among the `joined` lines. A line that is only the text (the terminal's own echo, or
+/// a prompt showing nothing) leaves it to be seen.
+pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
+    let first = region.typed.as_ref()?;
+    let joined: Vec<&str> = joined.split('\n').collect();
+    match typed_line(&joined, first) {
+        Some(at) if joined[at].trim_end_matches(' ') != first => None,
+        _ => Some(first.clone()),
+    }
+}
+
 /// The block an answer carries after its first sentence, from the captures of `region`:
 /// `joined` (`-J`) and `rows` (`-N`, only the first rows, to count the echo's). `history`: the
 /// rows of history now, for the read_window call.
@@ -324,10 +343,17 @@ pub(crate) fn block(
             // The row noted no longer holds the command: the rows before it went.
             start = None;
         }
-    } else if let (Some(_), Some(first)) = (start, &region.typed)
-        && let Some(at) = typed_line(&joined, first)
-    {
-        skip = at + 1;
+    } else if let (Some(_), Some(first)) = (start, &region.typed) {
+        // The echo of the input before, when it starts these rows, then the text's line.
+        let base = match &region.before {
+            Some((lines, before))
+                if joined.first().is_some_and(|l| l.contains(before.as_str())) =>
+            {
+                (*lines).min(joined.len())
+            }
+            _ => 0,
+        };
+        skip = base + typed_line(&joined[base..], first).map_or(0, |at| at + 1);
         let physical: Vec<&str> = rows.split('\n').collect();
         skipped_rows = rows_of(&joined, &physical, skip) as u64;
     }
@@ -473,6 +499,7 @@ mod tests {
             end,
             echo: Some((1, "seq 3".into())),
             typed: None,
+            before: None,
             noted: None,
             since_last: false,
         }
@@ -528,6 +555,7 @@ mod tests {
             end: 3,
             echo: None,
             typed: Some(typed.into()),
+            before: None,
             noted: None,
             since_last: false,
         };
@@ -535,6 +563,22 @@ mod tests {
         assert_eq!(
             block("w", &r, &joined, &joined, 0, false),
             "[1 row printed]\nsecond"
+        );
+        // Sent before the echo of the command before it was drawn: that echo starts the rows.
+        let r = Region {
+            before: Some((1, "sleep 1; echo first".into())),
+            ..r
+        };
+        let joined = "$ sleep 1; echo first\nfirst\n$ sleep 1; echo second\nsecond";
+        assert_eq!(
+            block("w", &r, joined, joined, 0, false),
+            "[1 row printed]\nsecond"
+        );
+        assert_eq!(typed_left(&r, joined), None);
+        // Only the terminal's echo so far: the text's prompt line is still to be seen.
+        assert_eq!(
+            typed_left(&r, "$ sleep 1; echo first\nsleep 1; echo second"),
+            Some(typed.to_string())
         );
     }
 

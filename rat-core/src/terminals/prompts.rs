@@ -67,6 +67,9 @@ pub(crate) struct Mark {
     /// line, which bash's line editor shows again after the prompt it reads it at; the rows up
     /// to that one are not this command's. `None` for keys, and for a text sent at the prompt.
     pub typed: Option<String>,
+    /// Sent while the input before it was not yet echoed: its echo (lines, start of the first
+    /// line), drawn at this input's row once bash's line editor takes it, is not this input's.
+    pub before: Option<(usize, String)>,
 }
 
 /// Where the last answer about a still running command left its rows: the cursor's row then
@@ -79,6 +82,10 @@ pub(crate) struct Shown {
     pub row: u64,
     /// The rows of history then.
     pub history: u64,
+    /// A text typed while a command ran, not yet seen where bash's line editor shows it again
+    /// after a prompt ([`Mark::typed`]): the rows up to that line, in the next answer, are still
+    /// not this input's. `None` once seen, or with no such text.
+    pub typed: Option<String>,
 }
 
 impl PaneState {
@@ -302,6 +309,17 @@ impl InputTurn {
             .prompt
             .as_ref()
             .is_some_and(|p| p.covers + 1 >= self.number);
+        // The input before, sent at the prompt, and the cursor not moved since its own mark:
+        // its echo is still to come, on this row.
+        let before = state
+            .mark
+            .as_ref()
+            .filter(|m| {
+                !at_prompt
+                    && m.input + 1 == self.number
+                    && (m.row, m.x, m.history, m.alternate) == (row, x, history, alternate)
+            })
+            .and_then(|m| m.echo.clone());
         state.mark = Some(Mark {
             input: self.number,
             row,
@@ -310,6 +328,7 @@ impl InputTurn {
             alternate,
             typed: (!at_prompt && !echo.1.is_empty()).then(|| echo.1.clone()),
             echo: at_prompt.then_some(echo),
+            before,
         });
     }
 

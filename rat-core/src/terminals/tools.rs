@@ -1115,6 +1115,7 @@ impl Terminals {
                         input: state.started,
                         row: now.row(),
                         history: now.history,
+                        typed: super::output::typed_left(&region, &joined),
                     },
                 );
             }
