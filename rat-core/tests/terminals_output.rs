@@ -485,18 +485,17 @@ async fn a_hook_after_rats_printing_a_path_of_its_own_is_not_waited_for() {
 
 #[tokio::test]
 async fn a_prompt_mark_tmux_never_shows_is_told_after_two_seconds() {
-    // A hook after rat's putting an earlier mark back stands for a tmux that has not read the
-    // terminal up to the prompt's mark: the answer waits 2 s for it, then says so.
+    // bash's output sent to another terminal (a pty this test holds): the hook prints the
+    // prompt's mark there, so the pane's tmux never reads it, as when tmux is behind. The
+    // answer waits 2 s for it, then says so.
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let other = nix::unistd::ttyname(&pty.slave).unwrap();
     let f = start_ready().await;
     f.ready("s", "main").await;
     let t = f.controller.session("s");
-    t.send_text(run_text(
-        "main",
-        "back() { printf '\\e]7;rat:prompt:0\\e\\\\'; }; PROMPT_COMMAND+=$'\\n'back",
-        10,
-    ))
-    .await;
-    let r = t.send_text(run_text("main", "echo one", 10)).await;
+    t.send_text(run_text("main", &format!("exec 1>{}", other.display()), 10))
+        .await;
+    let r = t.send_text(run_text("main", "echo one >&2", 10)).await;
     assert_eq!(
         f.redact(&r.text),
         "main: the command finished Ns ago, exit status 0.\n\
@@ -504,6 +503,7 @@ async fn a_prompt_mark_tmux_never_shows_is_told_after_two_seconds() {
          may be missing below; read_window shows them once tmux has read them]\n\
          [1 row printed]\none"
     );
+    drop(pty);
 }
 
 #[tokio::test]
@@ -551,4 +551,45 @@ async fn a_command_typed_while_another_runs_shows_its_own_rows() {
             "round {round}"
         );
     }
+}
+
+#[tokio::test]
+async fn output_without_a_final_new_line_is_shown_before_the_prompt() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let status = "main: the command finished Ns ago, exit status 0.";
+    let r = t.send_text(run_text("main", "printf abc", 10)).await;
+    assert_eq!(f.redact(&r.text), format!("{status}\n[1 row printed]\nabc"));
+    let r = t
+        .send_text(run_text("main", "printf 'one\\ntwo'", 10))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        format!("{status}\n[2 rows printed]\none\ntwo")
+    );
+    // Wrapped over several rows, the prompt after its end.
+    let r = t
+        .send_text(run_text("main", "head -c 1000 /dev/zero | tr '\\0' x", 10))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        format!("{status}\n[1 row printed]\n{}", "x".repeat(1000))
+    );
+    // A progress line, shown while the command ran, ended on the same row.
+    let go = f.home().join("go");
+    nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let line = format!("printf 50%%; read -r _ < {}; printf ' 100%%'", go.display());
+    let r = t.send_text(run_text("main", &line, 1)).await;
+    assert!(r.text.ends_with("\n[1 row printed]\n50%"), "{}", r.text);
+    tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
+        .await
+        .unwrap();
+    let w = t
+        .wait_window(wait("main", 10), CancellationToken::new())
+        .await;
+    assert_eq!(
+        f.redact(&w.text),
+        format!("{status}\n[1 row printed since the last answer]\n50% 100%")
+    );
 }

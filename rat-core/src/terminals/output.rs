@@ -138,6 +138,14 @@ pub(crate) struct Region {
     pub noted: Option<(u64, u64)>,
     /// The rows follow those of an earlier answer about the same command.
     pub since_last: bool,
+    /// The prompt the command was sent at, noted by an earlier answer about it.
+    pub prompt: Option<String>,
+    /// What the command before printed before its prompt, on the echo's row (see [`tail`]).
+    pub after_tail: Option<String>,
+    /// The prompt an earlier command was sent at: taken when the echo's row does not tell this
+    /// one's (bash's line editor draws it as if its row began with the prompt, and after a
+    /// command's output without a final new line it does not).
+    pub last_prompt: Option<String>,
 }
 
 impl Region {
@@ -172,6 +180,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         row,
         history,
         typed,
+        prompt,
     }) = &state.shown
         && *input == state.started
     {
@@ -183,6 +192,9 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             before: None,
             noted: None,
             since_last: true,
+            prompt: prompt.clone(),
+            after_tail: None,
+            last_prompt: None,
         });
     }
     let Mark {
@@ -209,6 +221,9 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             before: None,
             noted: None,
             since_last: false,
+            prompt: None,
+            after_tail: None,
+            last_prompt: None,
         });
     }
     Some(Region {
@@ -219,6 +234,13 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         before: before.clone(),
         noted: echo.as_ref().map(|_| (*row, *x)),
         since_last: false,
+        prompt: None,
+        after_tail: state
+            .tail
+            .as_ref()
+            .filter(|(n, _)| n + 1 == *input)
+            .map(|(_, t)| t.clone()),
+        last_prompt: state.last_prompt.clone(),
     })
 }
 
@@ -265,10 +287,73 @@ pub(crate) fn echo_rows(row: u64, now: &Probe) -> Vec<u64> {
 /// characters, so that a row of output merely holding the text (`make` in `make[1]: ...`) is
 /// not taken for the echo.
 pub(crate) fn echo_at(line: &str, first: &str, x: u64) -> bool {
-    line.match_indices(first).any(|(at, _)| {
-        let prefix = line[..at].chars().count() as u64;
-        prefix * 2 >= x && prefix <= x + 8
-    })
+    echo_start(line, first, x).is_some()
+}
+
+/// Where in `line` the echo of `first` starts, by the rule of [`echo_at`].
+fn echo_start(line: &str, first: &str, x: u64) -> Option<usize> {
+    line.match_indices(first)
+        .find(|(at, _)| {
+            let prefix = line[..*at].chars().count() as u64;
+            prefix * 2 >= x && prefix <= x + 8
+        })
+        .map(|(at, _)| at)
+}
+
+/// The lines an input sent before the echo of the one before was drawn starts with: that echo
+/// (see [`Region::before`]); 0 when it does not start them.
+fn before_lines(region: &Region, joined: &[&str]) -> usize {
+    match &region.before {
+        Some((lines, before)) if joined.first().is_some_and(|l| l.contains(before.as_str())) => {
+            (*lines).min(joined.len())
+        }
+        _ => 0,
+    }
+}
+
+/// The prompt `region`'s command was sent at, as the `joined` lines show it: the start of the
+/// echo's row before the echo, or of the row where bash's line editor showed a text typed
+/// ahead; kept by an earlier answer. `None` when no row shows it (keys, rows gone).
+pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
+    if region.prompt.is_some() {
+        return region.prompt.clone();
+    }
+    region.start?;
+    let joined: Vec<&str> = joined.split('\n').collect();
+    if let Some((_, first)) = &region.echo {
+        let line = joined.first()?;
+        let x = region.noted.map_or(0, |(_, x)| x);
+        let Some(before) = echo_start(line, first, x).map(|at| &line[..at]) else {
+            return region.last_prompt.clone();
+        };
+        // After a command whose output had no final new line, the row starts with its end.
+        let prompt = region
+            .after_tail
+            .as_ref()
+            .and_then(|t| before.strip_prefix(t.as_str()))
+            .unwrap_or(before);
+        return Some(prompt.to_string());
+    }
+    let first = region.typed.as_ref()?;
+    let base = before_lines(region, &joined);
+    let at = typed_line(&joined[base..], first)?;
+    let line = joined[base + at].trim_end_matches(' ');
+    // A line that is the text alone may be the terminal's echo: no prompt told.
+    line.strip_suffix(first.as_str())
+        .filter(|prompt| !prompt.is_empty())
+        .map(str::to_string)
+}
+
+/// What was printed on the cursor's row before the prompt (output without a final new line):
+/// `row` is that row, trailing spaces kept or not, `prompt` the prompt the command was sent at.
+/// `None` when the row is the prompt alone, or does not end with that prompt (another prompt
+/// now: the row is left out, as the prompt's).
+pub(crate) fn tail(row: &str, prompt: &str) -> Option<String> {
+    let t = row
+        .trim_end_matches(' ')
+        .strip_suffix(prompt.trim_end_matches(' '))?
+        .trim_end_matches(' ');
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 /// The line at which bash's line editor read a text typed while a command ran (`first`: the
@@ -301,7 +386,8 @@ pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
 
 /// The block an answer carries after its first sentence, from the captures of `region`:
 /// `joined` (`-J`) and `rows` (`-N`, only the first rows, to count the echo's). `history`: the
-/// rows of history now, for the read_window call.
+/// rows of history now, for the read_window call. `tail`: what was printed on the cursor's row
+/// before the prompt (see [`tail`]), and whether that row continues the last one (wrapped).
 pub(crate) fn block(
     window: &str,
     region: &Region,
@@ -309,6 +395,7 @@ pub(crate) fn block(
     rows: &str,
     history: u64,
     alternate: bool,
+    tail: Option<(String, bool)>,
 ) -> String {
     if alternate {
         return "A full-screen program holds the screen: read_window shows it.".to_string();
@@ -345,22 +432,21 @@ pub(crate) fn block(
         }
     } else if let (Some(_), Some(first)) = (start, &region.typed) {
         // The echo of the input before, when it starts these rows, then the text's line.
-        let base = match &region.before {
-            Some((lines, before))
-                if joined.first().is_some_and(|l| l.contains(before.as_str())) =>
-            {
-                (*lines).min(joined.len())
-            }
-            _ => 0,
-        };
+        let base = before_lines(region, &joined);
         skip = base + typed_line(&joined[base..], first).map_or(0, |at| at + 1);
         let physical: Vec<&str> = rows.split('\n').collect();
         skipped_rows = rows_of(&joined, &physical, skip) as u64;
     }
-    let lines: Vec<&str> = joined[skip..]
+    let mut lines: Vec<std::borrow::Cow<str>> = joined[skip..]
         .iter()
-        .map(|l| l.trim_end_matches(' '))
+        .map(|l| l.trim_end_matches(' ').into())
         .collect();
+    if let Some((tail, wrapped)) = tail {
+        match lines.last_mut() {
+            Some(last) if wrapped => last.to_mut().push_str(&tail),
+            _ => lines.push(tail.into()),
+        }
+    }
     let since = if region.since_last {
         " since the last answer"
     } else {
@@ -389,7 +475,7 @@ pub(crate) fn block(
     let mut cut_line = None;
     if kept == 0 {
         // One line longer than the bytes kept: its end.
-        let line = lines[total - 1];
+        let line: &str = &lines[total - 1];
         let mut at = line.len() - (KEPT_BYTES - 1);
         while !line.is_char_boundary(at) {
             at += 1;
@@ -399,7 +485,7 @@ pub(crate) fn block(
     }
     let shown: Vec<&str> = match cut_line {
         Some(end) => vec![end],
-        None => lines[total - kept..].to_vec(),
+        None => lines[total - kept..].iter().map(|l| l.as_ref()).collect(),
     };
     let rows_word = |n: usize| if n == 1 { "row" } else { "rows" };
     let mut header = match start {
@@ -502,6 +588,9 @@ mod tests {
             before: None,
             noted: None,
             since_last: false,
+            prompt: None,
+            after_tail: None,
+            last_prompt: None,
         }
     }
 
@@ -532,7 +621,8 @@ mod tests {
                 "$ seq 3\n$ seq 3\n1",
                 "$ seq 3\n$ seq 3\n1",
                 0,
-                false
+                false,
+                None
             ),
             "[1 row printed]\n1"
         );
@@ -558,10 +648,13 @@ mod tests {
             before: None,
             noted: None,
             since_last: false,
+            prompt: None,
+            after_tail: None,
+            last_prompt: None,
         };
         let joined = joined.join("\n");
         assert_eq!(
-            block("w", &r, &joined, &joined, 0, false),
+            block("w", &r, &joined, &joined, 0, false, None),
             "[1 row printed]\nsecond"
         );
         // Sent before the echo of the command before it was drawn: that echo starts the rows.
@@ -571,7 +664,7 @@ mod tests {
         };
         let joined = "$ sleep 1; echo first\nfirst\n$ sleep 1; echo second\nsecond";
         assert_eq!(
-            block("w", &r, joined, joined, 0, false),
+            block("w", &r, joined, joined, 0, false, None),
             "[1 row printed]\nsecond"
         );
         assert_eq!(typed_left(&r, joined), None);
@@ -583,10 +676,60 @@ mod tests {
     }
 
     #[test]
+    fn output_before_the_prompt_on_its_row() {
+        assert_eq!(tail("abc$ ", "$ "), Some("abc".into()));
+        assert_eq!(tail("abc $", "$ "), Some("abc".into()));
+        assert_eq!(tail("$ ", "$ "), None);
+        assert_eq!(tail("$", "$ "), None);
+        // Another prompt now (another directory in it, say): left out.
+        assert_eq!(tail("abc ~/src$ ", "~$ "), None);
+        assert_eq!(tail("abc", ""), Some("abc".into()));
+        let r = Region {
+            noted: Some((0, 2)),
+            ..region(0, 2)
+        };
+        assert_eq!(prompt_of(&r, "$ seq 3\n1"), Some("$ ".into()));
+        // After a command whose output had no final new line.
+        let r = Region {
+            noted: Some((0, 5)),
+            after_tail: Some("abc".into()),
+            ..region(0, 2)
+        };
+        assert_eq!(prompt_of(&r, "abc$ seq 3\n1"), Some("$ ".into()));
+        // The echo's row drawn over by bash's line editor: the prompt found before.
+        let r = Region {
+            noted: Some((0, 5)),
+            last_prompt: Some("$ ".into()),
+            ..region(0, 2)
+        };
+        assert_eq!(prompt_of(&r, "abseq 3\n1"), Some("$ ".into()));
+        let text = block(
+            "w",
+            &region(0, 2),
+            "$ seq 3\n1\n2",
+            "$ seq 3",
+            0,
+            false,
+            Some(("3".into(), false)),
+        );
+        assert_eq!(text, "[3 rows printed]\n1\n2\n3");
+        let text = block(
+            "w",
+            &region(0, 2),
+            "$ seq 3\nxx",
+            "$ seq 3",
+            0,
+            false,
+            Some(("yy".into(), true)),
+        );
+        assert_eq!(text, "[1 row printed]\nxxyy");
+    }
+
+    #[test]
     fn blocks() {
         let r = region(10, 14);
         assert_eq!(
-            block("w", &r, "$ seq 3\n1\n2\n3", "$ seq 3\n", 0, false),
+            block("w", &r, "$ seq 3\n1\n2\n3", "$ seq 3\n", 0, false, None),
             "[3 rows printed]\n1\n2\n3"
         );
         assert_eq!(
@@ -599,22 +742,23 @@ mod tests {
                 "$ true",
                 "$ true",
                 0,
-                false
+                false,
+                None
             ),
             "Nothing printed."
         );
         assert_eq!(
-            block("w", &r, "$ seq 3\n1", "", 0, true),
+            block("w", &r, "$ seq 3\n1", "", 0, true, None),
             "A full-screen program holds the screen: read_window shows it."
         );
         // The echo gone from its row: cleared.
         assert_eq!(
-            block("w", &r, "1\n2", "1\n2", 0, false),
+            block("w", &r, "1\n2", "1\n2", 0, false, None),
             "[its first rows are gone (scrolled out of the history, or cleared): 2 rows left]\n1\n2"
         );
         let many: Vec<String> = (1..=100).map(|n| n.to_string()).collect();
         let joined = format!("$ seq 3\n{}", many.join("\n"));
-        let text = block("w", &region(0, 101), &joined, "$ seq 3\n1", 90, false);
+        let text = block("w", &region(0, 101), &joined, "$ seq 3\n1", 90, false, None);
         let (header, rows) = text.split_once('\n').unwrap();
         assert_eq!(
             header,
@@ -629,6 +773,7 @@ mod tests {
             "$ seq 3\n",
             0,
             false,
+            None,
         );
         assert!(text.len() < KEPT_BYTES + 200, "{}", text.len());
         assert!(text.starts_with("[1 row printed, the end of the last one below; read_window w shows them from the first]\n"));

@@ -42,6 +42,11 @@ pub(crate) struct PaneState {
     pub mark: Option<Mark>,
     /// Where the last answer about a command still running left its rows.
     pub shown: Option<Shown>,
+    /// What an answer found printed before the prompt, on its row, by an input's command (see
+    /// [`super::output::tail`]): the next input's echo row starts with it, before the prompt.
+    pub tail: Option<(u64, String)>,
+    /// The prompt the last finished answer found its command sent at.
+    pub last_prompt: Option<String>,
 }
 
 /// Where an input's rows start: the pane's cursor read by tmux in the same write as the input,
@@ -86,6 +91,9 @@ pub(crate) struct Shown {
     /// after a prompt ([`Mark::typed`]): the rows up to that line, in the next answer, are still
     /// not this input's. `None` once seen, or with no such text.
     pub typed: Option<String>,
+    /// The prompt the command was sent at, as its row showed it before the echo (see
+    /// [`super::output::prompt_of`]).
+    pub prompt: Option<String>,
 }
 
 impl PaneState {
@@ -250,6 +258,23 @@ impl Prompts {
     pub(crate) fn note_shown(&self, pane: u32, shown: Shown) {
         let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
         panes.entry(pane).or_default().shown = Some(shown);
+    }
+
+    /// Notes what an answer found printed before the prompt by input `input`'s command, and
+    /// the prompt it found that command sent at.
+    pub(crate) fn note_tail(
+        &self,
+        pane: u32,
+        input: u64,
+        tail: Option<String>,
+        prompt: Option<String>,
+    ) {
+        let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
+        let state = panes.entry(pane).or_default();
+        state.tail = tail.map(|t| (input, t));
+        if prompt.is_some() {
+            state.last_prompt = prompt;
+        }
     }
 
     /// Starts an input to `pane`: takes its turn (inputs of a pane go one at a time), numbers

@@ -1086,6 +1086,30 @@ impl Terminals {
                     &target,
                 ]));
             }
+            // Bash at its prompt: the cursor's row, for what was printed on it before the
+            // prompt (no final new line), and whether the row above continues on it.
+            let cursor = now.y as i64;
+            let tail = finished && !now.alternate && now.row() >= region.first();
+            let above = tail && now.row() > region.first();
+            if tail {
+                let row = cursor.to_string();
+                cmds.push(
+                    Command::new("capture-pane")
+                        .args(["-p", "-N", "-S", &row, "-E", &row, "-t", &target]),
+                );
+            }
+            if above {
+                cmds.push(Command::new("capture-pane").args([
+                    "-p",
+                    "-J",
+                    "-S",
+                    &(cursor - 1).to_string(),
+                    "-E",
+                    &cursor.to_string(),
+                    "-t",
+                    &target,
+                ]));
+            }
             let replies = inner.input(&cmds).await?;
             let again = parse(&replies[0]);
             if again != last {
@@ -1097,6 +1121,20 @@ impl Terminals {
             } else {
                 (String::new(), String::new())
             };
+            let after = if capture { 3 } else { 1 };
+            let tail = tail
+                .then(|| super::output::prompt_of(&region, &joined))
+                .flatten()
+                .and_then(|prompt| {
+                    let row = lines(&replies[after]).join("");
+                    super::output::tail(&row, &prompt)
+                })
+                .map(|t| {
+                    let wrapped = above
+                        && replies[after + 1].success
+                        && lines(&replies[after + 1]).len() == 1;
+                    (t, wrapped)
+                });
             if now.history == 0
                 && region.start.is_some()
                 && let Some((_, first)) = &region.echo
@@ -1116,11 +1154,27 @@ impl Terminals {
                         row: now.row(),
                         history: now.history,
                         typed: super::output::typed_left(&region, &joined),
+                        prompt: super::output::prompt_of(&region, &joined),
                     },
                 );
             }
-            let block =
-                super::output::block(window, &region, &joined, &rows, now.history, now.alternate);
+            if finished {
+                prompts.note_tail(
+                    pane,
+                    state.started,
+                    tail.as_ref().map(|(t, _)| t.clone()),
+                    super::output::prompt_of(&region, &joined),
+                );
+            }
+            let block = super::output::block(
+                window,
+                &region,
+                &joined,
+                &rows,
+                now.history,
+                now.alternate,
+                tail,
+            );
             if behind {
                 return Ok(format!("{text}\n{BEHIND}\n{block}"));
             }
