@@ -593,3 +593,32 @@ async fn output_without_a_final_new_line_is_shown_before_the_prompt() {
         format!("{status}\n[1 row printed since the last answer]\n50% 100%")
     );
 }
+
+#[tokio::test]
+async fn rows_over_the_read_budget_are_not_promised_to_a_read_window() {
+    // 20 KiB of read budget: 10000 rows of seq (48894 bytes) are more than a read_window of
+    // them holds, so the hint does not send there; 3000 rows (13893 bytes) fit.
+    let f = start(Home {
+        budget: Some(rat_core::tools::ReadBudget::new(20 * 1024).unwrap()),
+        ..Home::default()
+    })
+    .await;
+    f.controller.check_terminals().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 10000", 40)).await;
+    let header = r.text.lines().nth(1).unwrap();
+    assert_eq!(
+        header,
+        "[10000 rows printed, the last 40 below; all of them take 48894 bytes, more than \
+         read_window shows at once (its read budget, 20 KiB): send the command again with its \
+         output to a file, to read it in parts]"
+    );
+    let r = t.send_text(run_text("main", "seq 3000", 40)).await;
+    let header = r.text.lines().nth(1).unwrap();
+    let prefix = "[3000 rows printed, the last 40 below; read_window main with scrollback_rows ";
+    assert!(header.starts_with(prefix), "{header}");
+    let n = hinted_rows(header, prefix);
+    let shown = t.read_window(read("main", n)).await;
+    assert_eq!(shown.text.lines().nth(1), Some("1"), "{}", shown.text);
+}

@@ -384,12 +384,25 @@ pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
     }
 }
 
+/// Where the hint of a cut answer sends: the window's name, and the read budget a read_window
+/// of it holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reach<'a> {
+    /// The window, as the call names it.
+    pub window: &'a str,
+    /// The most a read_window result holds.
+    pub budget: crate::tools::ReadBudget,
+}
+
+/// Room a read_window result keeps for its header and the screen's rows below the command's.
+const READ_ROOM: usize = 1024;
+
 /// The block an answer carries after its first sentence, from the captures of `region`:
 /// `joined` (`-J`) and `rows` (`-N`, only the first rows, to count the echo's). `history`: the
 /// rows of history now, for the read_window call. `tail`: what was printed on the cursor's row
 /// before the prompt (see [`tail`]), and whether that row continues the last one (wrapped).
 pub(crate) fn block(
-    window: &str,
+    reach: Reach<'_>,
     region: &Region,
     joined: &str,
     rows: &str,
@@ -503,7 +516,17 @@ pub(crate) fn block(
         }
         let first = region.first() + skipped_rows;
         let scrollback = history.saturating_sub(if start.is_some() { first } else { 0 });
-        if scrollback > 0 {
+        let window = reach.window;
+        let all: usize = lines.iter().map(|l| l.len() + 1).sum();
+        if all + READ_ROOM > reach.budget.bytes() {
+            // A read_window reaching the first would be cut at its start to the budget.
+            header.push_str(&format!(
+                "; all of them take {all} bytes, more than read_window shows at once (its read \
+                 budget, {}): send the command again with its output to a file, to read it in \
+                 parts",
+                reach.budget
+            ));
+        } else if scrollback > 0 {
             header.push_str(&format!(
                 "; read_window {window} with scrollback_rows {scrollback} shows them from the first"
             ));
@@ -518,6 +541,13 @@ pub(crate) fn block(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reach(window: &str) -> Reach<'_> {
+        Reach {
+            window,
+            budget: crate::tools::ReadBudget::DEFAULT,
+        }
+    }
 
     fn probe(history: u64, y: u64, x: u64) -> Probe {
         Probe {
@@ -616,7 +646,7 @@ mod tests {
         let r = region(0, 3);
         assert_eq!(
             block(
-                "w",
+                reach("w"),
                 &r,
                 "$ seq 3\n$ seq 3\n1",
                 "$ seq 3\n$ seq 3\n1",
@@ -654,7 +684,7 @@ mod tests {
         };
         let joined = joined.join("\n");
         assert_eq!(
-            block("w", &r, &joined, &joined, 0, false, None),
+            block(reach("w"), &r, &joined, &joined, 0, false, None),
             "[1 row printed]\nsecond"
         );
         // Sent before the echo of the command before it was drawn: that echo starts the rows.
@@ -664,7 +694,7 @@ mod tests {
         };
         let joined = "$ sleep 1; echo first\nfirst\n$ sleep 1; echo second\nsecond";
         assert_eq!(
-            block("w", &r, joined, joined, 0, false, None),
+            block(reach("w"), &r, joined, joined, 0, false, None),
             "[1 row printed]\nsecond"
         );
         assert_eq!(typed_left(&r, joined), None);
@@ -704,7 +734,7 @@ mod tests {
         };
         assert_eq!(prompt_of(&r, "abseq 3\n1"), Some("$ ".into()));
         let text = block(
-            "w",
+            reach("w"),
             &region(0, 2),
             "$ seq 3\n1\n2",
             "$ seq 3",
@@ -714,7 +744,7 @@ mod tests {
         );
         assert_eq!(text, "[3 rows printed]\n1\n2\n3");
         let text = block(
-            "w",
+            reach("w"),
             &region(0, 2),
             "$ seq 3\nxx",
             "$ seq 3",
@@ -729,12 +759,20 @@ mod tests {
     fn blocks() {
         let r = region(10, 14);
         assert_eq!(
-            block("w", &r, "$ seq 3\n1\n2\n3", "$ seq 3\n", 0, false, None),
+            block(
+                reach("w"),
+                &r,
+                "$ seq 3\n1\n2\n3",
+                "$ seq 3\n",
+                0,
+                false,
+                None
+            ),
             "[3 rows printed]\n1\n2\n3"
         );
         assert_eq!(
             block(
-                "w",
+                reach("w"),
                 &Region {
                     echo: Some((1, "true".into())),
                     ..region(10, 11)
@@ -748,17 +786,25 @@ mod tests {
             "Nothing printed."
         );
         assert_eq!(
-            block("w", &r, "$ seq 3\n1", "", 0, true, None),
+            block(reach("w"), &r, "$ seq 3\n1", "", 0, true, None),
             "A full-screen program holds the screen: read_window shows it."
         );
         // The echo gone from its row: cleared.
         assert_eq!(
-            block("w", &r, "1\n2", "1\n2", 0, false, None),
+            block(reach("w"), &r, "1\n2", "1\n2", 0, false, None),
             "[its first rows are gone (scrolled out of the history, or cleared): 2 rows left]\n1\n2"
         );
         let many: Vec<String> = (1..=100).map(|n| n.to_string()).collect();
         let joined = format!("$ seq 3\n{}", many.join("\n"));
-        let text = block("w", &region(0, 101), &joined, "$ seq 3\n1", 90, false, None);
+        let text = block(
+            reach("w"),
+            &region(0, 101),
+            &joined,
+            "$ seq 3\n1",
+            90,
+            false,
+            None,
+        );
         let (header, rows) = text.split_once('\n').unwrap();
         assert_eq!(
             header,
@@ -767,7 +813,7 @@ mod tests {
         assert_eq!(rows, many[60..].join("\n"));
         let long = "é".repeat(10_000);
         let text = block(
-            "w",
+            reach("w"),
             &region(0, 2),
             &format!("$ seq 3\n{long}"),
             "$ seq 3\n",

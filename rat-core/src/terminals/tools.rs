@@ -1167,7 +1167,10 @@ impl Terminals {
                 );
             }
             let block = super::output::block(
-                window,
+                super::output::Reach {
+                    window,
+                    budget: inner.config.read_budget,
+                },
                 &region,
                 &joined,
                 &rows,
