@@ -622,3 +622,32 @@ async fn rows_over_the_read_budget_are_not_promised_to_a_read_window() {
     let shown = t.read_window(read("main", n)).await;
     assert_eq!(shown.text.lines().nth(1), Some("1"), "{}", shown.text);
 }
+
+#[tokio::test]
+async fn a_row_of_the_command_before_ending_with_the_text_typed_is_not_taken_for_it() {
+    // The first command prints a row ending with the second's text: the second's rows start
+    // after the prompt line showing it (the prompt seen by an earlier answer), not after that
+    // row.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(run_text("main", "true", 10)).await;
+    for round in 0..4 {
+        let go = f.home().join(format!("go{round}"));
+        nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let first = format!("read -r _ < {}; echo 'note: echo two'", go.display());
+        t.send_text(run_text("main", &first, 0)).await;
+        t.send_text(run_text("main", "echo two", 0)).await;
+        tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
+            .await
+            .unwrap();
+        let w = t
+            .wait_window(wait("main", 10), CancellationToken::new())
+            .await;
+        assert_eq!(
+            f.redact(&w.text),
+            "main: the command finished Ns ago, exit status 0.\n[1 row printed]\ntwo",
+            "round {round}"
+        );
+    }
+}

@@ -194,7 +194,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             since_last: true,
             prompt: prompt.clone(),
             after_tail: None,
-            last_prompt: None,
+            last_prompt: state.last_prompt.clone(),
         });
     }
     let Mark {
@@ -336,7 +336,7 @@ pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
     }
     let first = region.typed.as_ref()?;
     let base = before_lines(region, &joined);
-    let at = typed_line(&joined[base..], first)?;
+    let at = typed_line(&joined[base..], first, region.last_prompt.as_deref())?;
     let line = joined[base + at].trim_end_matches(' ');
     // A line that is the text alone may be the terminal's echo: no prompt told.
     line.strip_suffix(first.as_str())
@@ -358,10 +358,17 @@ pub(crate) fn tail(row: &str, prompt: &str) -> Option<String> {
 
 /// The line at which bash's line editor read a text typed while a command ran (`first`: the
 /// start of its first line), among the `joined` lines from where it was written: the first
+/// line starting with the pane's last prompt seen (`prompt`) then the text; else the first
 /// line ending with it, but a line that is only that text (the terminal's own echo, while the
 /// command ran, or a prompt showing nothing) when a later line ends with it too. `None` when no
 /// line shows it (the running command read it, say): then every row is taken.
-fn typed_line(joined: &[&str], first: &str) -> Option<usize> {
+fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usize> {
+    if let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) {
+        let shown = format!("{prompt}{first}");
+        if let Some(at) = joined.iter().position(|line| line.starts_with(&shown)) {
+            return Some(at);
+        }
+    }
     let shows = |line: &&str| line.trim_end_matches(' ').ends_with(first);
     let at = joined.iter().position(shows)?;
     if joined[at].trim_end_matches(' ') == first
@@ -378,7 +385,7 @@ fn typed_line(joined: &[&str], first: &str) -> Option<usize> {
 pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
     let first = region.typed.as_ref()?;
     let joined: Vec<&str> = joined.split('\n').collect();
-    match typed_line(&joined, first) {
+    match typed_line(&joined, first, region.last_prompt.as_deref()) {
         Some(at) if joined[at].trim_end_matches(' ') != first => None,
         _ => Some(first.clone()),
     }
@@ -446,7 +453,9 @@ pub(crate) fn block(
     } else if let (Some(_), Some(first)) = (start, &region.typed) {
         // The echo of the input before, when it starts these rows, then the text's line.
         let base = before_lines(region, &joined);
-        skip = base + typed_line(&joined[base..], first).map_or(0, |at| at + 1);
+        skip = base
+            + typed_line(&joined[base..], first, region.last_prompt.as_deref())
+                .map_or(0, |at| at + 1);
         let physical: Vec<&str> = rows.split('\n').collect();
         skipped_rows = rows_of(&joined, &physical, skip) as u64;
     }
@@ -663,13 +672,21 @@ mod tests {
         let typed = "sleep 1; echo second";
         // The terminal's echo while sleep ran, then the prompt showing it again.
         let joined = [typed, "$ sleep 1; echo second", "second"];
-        assert_eq!(typed_line(&joined, typed), Some(1));
+        assert_eq!(typed_line(&joined, typed, None), Some(1));
         // A prompt showing nothing before it: the terminal echoed nothing (no echo while the
         // command ran), the only line is the prompt's.
-        assert_eq!(typed_line(&[typed, "second"], typed), Some(0));
-        assert_eq!(typed_line(&["$ (exit 9)"], "(exit 9)"), Some(0));
+        assert_eq!(typed_line(&[typed, "second"], typed, None), Some(0));
+        assert_eq!(typed_line(&["$ (exit 9)"], "(exit 9)", None), Some(0));
+        // A row of the command before ending with the text: the prompt seen last tells.
+        let joined_out = [
+            "building: sleep 1; echo second",
+            "$ sleep 1; echo second",
+            "second",
+        ];
+        assert_eq!(typed_line(&joined_out, typed, None), Some(0));
+        assert_eq!(typed_line(&joined_out, typed, Some("$ ")), Some(1));
         // The command before it read the text: no line shows it again.
-        assert_eq!(typed_line(&["other"], typed), None);
+        assert_eq!(typed_line(&["other"], typed, None), None);
         let r = Region {
             start: Some(0),
             end: 3,
