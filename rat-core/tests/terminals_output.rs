@@ -651,3 +651,28 @@ async fn a_row_of_the_command_before_ending_with_the_text_typed_is_not_taken_for
         );
     }
 }
+
+#[tokio::test]
+async fn a_text_typed_to_cat_shows_cats_answer() {
+    // The terminal echoes the line, then cat prints it: the echo is left out, cat's row is
+    // the command's.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    t.send_text(run_text("main", "cat", 0)).await;
+    f.read_until("s", "main", 0, |screen| screen.ends_with("$ cat"))
+        .await;
+    for word in ["hello", "again"] {
+        let r = t.send_text(run_text("main", word, 1)).await;
+        assert!(
+            r.text.ends_with(&format!("\n[1 row printed]\n{word}")),
+            "{word}: {}",
+            r.text
+        );
+    }
+    let r = t.send_keys(keys_waiting("main", &["C-d"], 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\nNothing printed."
+    );
+}

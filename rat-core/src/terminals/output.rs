@@ -360,8 +360,9 @@ pub(crate) fn tail(row: &str, prompt: &str) -> Option<String> {
 /// start of its first line), among the `joined` lines from where it was written: the first
 /// line starting with the pane's last prompt seen (`prompt`) then the text; else the first
 /// line ending with it, but a line that is only that text (the terminal's own echo, while the
-/// command ran, or a prompt showing nothing) when a later line ends with it too. `None` when no
-/// line shows it (the running command read it, say): then every row is taken.
+/// command ran, or a prompt showing nothing) when a later line shows it after something (a
+/// prompt). `None` when no line shows it (the running command read it, say): then every row
+/// is taken.
 fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usize> {
     if let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) {
         let shown = format!("{prompt}{first}");
@@ -370,9 +371,14 @@ fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usiz
         }
     }
     let shows = |line: &&str| line.trim_end_matches(' ').ends_with(first);
+    let alone = |line: &&str| line.trim_end_matches(' ') == first;
     let at = joined.iter().position(shows)?;
-    if joined[at].trim_end_matches(' ') == first
-        && let Some(later) = joined[at + 1..].iter().position(shows)
+    // A later line showing it after a prompt; later lines that are the text alone are a
+    // program's answer to it (cat), the first one the terminal's echo.
+    if alone(&joined[at])
+        && let Some(later) = joined[at + 1..]
+            .iter()
+            .position(|line| shows(line) && !alone(line))
     {
         return Some(at + 1 + later);
     }
@@ -687,6 +693,12 @@ mod tests {
         assert_eq!(typed_line(&joined_out, typed, Some("$ ")), Some(1));
         // The command before it read the text: no line shows it again.
         assert_eq!(typed_line(&["other"], typed, None), None);
+        // Typed to cat: the terminal's echo, then cat's answer, the same text alone.
+        assert_eq!(typed_line(&["hello", "hello"], "hello", None), Some(0));
+        assert_eq!(
+            typed_line(&["hello", "hello", "$ hello"], "hello", None),
+            Some(2)
+        );
         let r = Region {
             start: Some(0),
             end: 3,
