@@ -128,8 +128,8 @@ pub(crate) struct Region {
     pub end: u64,
     /// The echo to leave out: its lines, and the start of its first line.
     pub echo: Option<(usize, String)>,
-    /// A text typed while a command ran: the start of its first line, shown again by bash's
-    /// line editor after the prompt it reads it at (see [`typed_line`]).
+    /// A text typed while a command ran: its first line, shown again by bash's line editor
+    /// after the prompt it reads it at (see [`typed_line`]).
     pub typed: Option<String>,
     /// The echo of the input before, drawn at the start of these rows (see [`Mark::before`]).
     pub before: Option<(usize, String)>,

@@ -68,9 +68,10 @@ pub(crate) struct Mark {
     /// screen, which are not the command's rows, and the start of its first line (to check that
     /// the row still holds it). `None` when a command was running: every row is its output.
     pub echo: Option<(usize, String)>,
-    /// Sent while a command ran (or after an input no prompt answered): the start of its first
-    /// line, which bash's line editor shows again after the prompt it reads it at; the rows up
-    /// to that one are not this command's. `None` for keys, and for a text sent at the prompt.
+    /// Sent while a command ran (or after an input no prompt answered): its first line (4096
+    /// characters at most), which bash's line editor shows again after the prompt it reads it
+    /// at; the rows up to that one are not this command's. `None` for keys, and for a text sent
+    /// at the prompt.
     pub typed: Option<String>,
     /// Sent while the input before it was not yet echoed: its echo (lines, start of the first
     /// line), drawn at this input's row once bash's line editor takes it, is not this input's.
@@ -319,14 +320,16 @@ impl InputTurn {
     /// Notes where this input's rows start: the cursor's `row` from the top of the `history`,
     /// read just before the input was written; `echo` the lines of its echo and the start of
     /// its first line, kept only when the input before it had been answered (bash at its
-    /// prompt, echoing the line it reads); `alternate`: a full-screen program showed its
-    /// screen.
+    /// prompt, echoing the line it reads); `whole` its first line, kept otherwise (a text typed
+    /// ahead, which bash's line editor shows again after a prompt); `alternate`: a full-screen
+    /// program showed its screen.
     pub(crate) fn mark(
         &self,
         (row, x): (u64, u64),
         history: u64,
         alternate: bool,
         echo: (usize, String),
+        whole: String,
     ) {
         let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
         let state = panes.entry(self.pane).or_default();
@@ -351,7 +354,7 @@ impl InputTurn {
             x,
             history,
             alternate,
-            typed: (!at_prompt && !echo.1.is_empty()).then(|| echo.1.clone()),
+            typed: (!at_prompt && !whole.is_empty()).then_some(whole),
             echo: at_prompt.then_some(echo),
             before,
         });

@@ -1202,17 +1202,17 @@ fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
     else {
         return;
     };
-    // The start of its first line, as the echo shows it: before any tab (shown as spaces).
-    let first: String = text
+    // Its first line, as the echo shows it: before any tab (shown as spaces). The echo's check
+    // takes its start; a text typed ahead is found at the end of the line showing it, whole.
+    let line = text
         .split('\n')
         .next()
         .unwrap_or("")
         .split('\t')
         .next()
-        .unwrap_or("")
-        .chars()
-        .take(60)
-        .collect();
+        .unwrap_or("");
+    let first: String = line.chars().take(60).collect();
+    let whole: String = line.trim().chars().take(4096).collect();
     // bash's line editor shows a pasted text's final new line as no line of its own.
     let lines = text
         .strip_suffix('\n')
@@ -1225,6 +1225,7 @@ fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
         probe.history,
         probe.alternate,
         (lines, first.trim().to_string()),
+        whole,
     );
 }
 
