@@ -676,3 +676,34 @@ async fn a_text_typed_to_cat_shows_cats_answer() {
         "main: the command finished Ns ago, exit status 0.\nNothing printed."
     );
 }
+
+#[tokio::test]
+async fn output_without_a_final_new_line_is_shown_every_time() {
+    // The answer may be made before bash draws its prompt after the text: it waits for it.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let status = "main: the command finished Ns ago, exit status 0.";
+    for round in 0..20 {
+        let r = t.send_text(run_text("main", "printf abc", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[1 row printed]\nabc"),
+            "round {round}"
+        );
+        let r = t
+            .send_text(run_text("main", "seq 3; printf xyz", 10))
+            .await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[4 rows printed]\n1\n2\n3\nxyz"),
+            "round {round}"
+        );
+        let r = t.send_text(run_text("main", "echo x", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[1 row printed]\nx"),
+            "round {round}"
+        );
+    }
+}

@@ -344,6 +344,13 @@ pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Whether the cursor's `row` holds text without `prompt` at its end: bash has not drawn its
+/// prompt yet, after output without a final new line (or the prompt is another now).
+pub(crate) fn prompt_awaited(row: &str, prompt: &str) -> bool {
+    let row = row.trim_end_matches(' ');
+    !row.is_empty() && !row.ends_with(prompt.trim_end_matches(' '))
+}
+
 /// What was printed on the cursor's row before the prompt (output without a final new line):
 /// `row` is that row, trailing spaces kept or not, `prompt` the prompt the command was sent at.
 /// `None` when the row is the prompt alone, or does not end with that prompt (another prompt

@@ -50,6 +50,11 @@ const QUIET_HINT_AFTER: i64 = 10;
 /// mark (every byte the command printed) from the terminal before it reads the rows anyway.
 const MARK_WAIT: Duration = Duration::from_secs(2);
 
+/// The longest an answer waits for bash to draw its prompt after a command's output without a
+/// final new line (the prompt's mark, read, comes before it): past it, the row is left out as
+/// the prompt's (the prompt may be another now).
+const PROMPT_WAIT: Duration = Duration::from_millis(250);
+
 /// Said before the rows when tmux had not read the prompt's mark within [`MARK_WAIT`].
 const BEHIND: &str = "[tmux was still reading what the command printed 2s after it finished: \
      its last rows may be missing below; read_window shows them once tmux has read them]";
@@ -976,9 +981,10 @@ impl Terminals {
         // the command's last bytes from the terminal: the rows are read once the pane's path
         // shows the prompt's mark, printed after them (docs/design/output.md).
         let mut behind = false;
+        let mut pause = Duration::from_millis(1);
+        let mut prompt_deadline = None;
         if finished && let Some(k) = prompts.pane(pane).prompt.and_then(|p| p.mark) {
             let deadline = tokio::time::Instant::now() + MARK_WAIT;
-            let mut pause = Duration::from_millis(1);
             while let Some(now) = last
                 && now.path.behind(k)
             {
@@ -1122,13 +1128,30 @@ impl Terminals {
                 (String::new(), String::new())
             };
             let after = if capture { 3 } else { 1 };
-            let tail = tail
+            let prompt = tail
                 .then(|| super::output::prompt_of(&region, &joined))
-                .flatten()
-                .and_then(|prompt| {
-                    let row = lines(&replies[after]).join("");
-                    super::output::tail(&row, &prompt)
-                })
+                .flatten();
+            let row = if tail {
+                lines(&replies[after]).join("")
+            } else {
+                String::new()
+            };
+            // Text on the cursor's row, but not the prompt at its end: bash may not have drawn
+            // it yet (the prompt's mark comes before it). Waited for, a little.
+            if let Some(prompt) = &prompt
+                && super::output::prompt_awaited(&row, prompt)
+            {
+                let deadline = *prompt_deadline
+                    .get_or_insert_with(|| tokio::time::Instant::now() + PROMPT_WAIT);
+                if tokio::time::Instant::now() < deadline {
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                    last = parse(&inner.reply(self.probe(&target)).await?);
+                    continue;
+                }
+            }
+            let tail = prompt
+                .and_then(|prompt| super::output::tail(&row, &prompt))
                 .map(|t| {
                     let wrapped = above
                         && replies[after + 1].success
