@@ -6,7 +6,7 @@
 
 mod terminals_common;
 
-use rat_core::terminals::SendKeys;
+use rat_core::terminals::{SendKeys, SendText};
 use rat_core::tools::Outcome;
 use terminals_common::*;
 use tokio_util::sync::CancellationToken;
@@ -691,9 +691,7 @@ async fn output_without_a_final_new_line_is_shown_every_time() {
             format!("{status}\n[1 row printed]\nabc"),
             "round {round}"
         );
-        let r = t
-            .send_text(run_text("main", "seq 3; printf xyz", 10))
-            .await;
+        let r = t.send_text(run_text("main", "seq 3; printf xyz", 10)).await;
         assert_eq!(
             f.redact(&r.text),
             format!("{status}\n[4 rows printed]\n1\n2\n3\nxyz"),
@@ -703,6 +701,86 @@ async fn output_without_a_final_new_line_is_shown_every_time() {
         assert_eq!(
             f.redact(&r.text),
             format!("{status}\n[1 row printed]\nx"),
+            "round {round}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_line_typed_without_enter_then_ended_by_its_own_input_shows_only_its_rows() {
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let status = "main: the command finished Ns ago, exit status 0.";
+    for round in 0..3 {
+        // A text without Enter, then the Enter key.
+        t.send_text(SendText {
+            window: "main".into(),
+            text: format!("echo typed{round}"),
+            enter: false,
+            wait_seconds: 0,
+        })
+        .await;
+        let r = t.send_keys(keys_waiting("main", &["Enter"], 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!(
+                "{status}\n[1 row printed]\ntyped{}",
+                f.redact(&round.to_string())
+            ),
+            "round {round}"
+        );
+        // Two texts without Enter, then an empty text with Enter.
+        for part in ["echo ", "more"] {
+            t.send_text(SendText {
+                window: "main".into(),
+                text: part.into(),
+                enter: false,
+                wait_seconds: 0,
+            })
+            .await;
+        }
+        let r = t.send_text(run_text("main", "", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[1 row printed]\nmore"),
+            "round {round}"
+        );
+        // Keys typed, then Enter in a call of its own.
+        t.send_keys(keys_waiting("main", &["e", "c", "h", "o", "Space", "k"], 0))
+            .await;
+        let r = t.send_keys(keys_waiting("main", &["Enter"], 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[1 row printed]\nk"),
+            "round {round}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_command_after_output_without_a_new_line_in_a_full_history_shows_its_rows() {
+    // bash's line editor draws the echo over the row the output without a new line left:
+    // with the history full, the echo is still found where the drops moved it.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 12000", 40)).await;
+    assert!(r.text.contains("exit status 0."), "{}", r.text);
+    let status = "main: the command finished Ns ago, exit status 0.";
+    for round in 0..6 {
+        let r = t.send_text(run_text("main", "printf abc", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            format!("{status}\n[1 row printed]\nabc"),
+            "round {round}"
+        );
+        let r = t
+            .send_text(run_text("main", &format!("echo r{round}"), 10))
+            .await;
+        assert_eq!(
+            r.text.split_once('\n').unwrap().1,
+            format!("[1 row printed]\nr{round}"),
             "round {round}"
         );
     }

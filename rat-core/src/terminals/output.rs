@@ -463,11 +463,15 @@ pub(crate) fn block(
             // The row noted no longer holds the command: the rows before it went.
             start = None;
         }
-    } else if let (Some(_), Some(first)) = (start, &region.typed) {
-        // The echo of the input before, when it starts these rows, then the text's line.
+    } else if start.is_some() && (region.typed.is_some() || region.before.is_some()) {
+        // The echo of the input before (or the command line this input ends), when it starts
+        // these rows, then the text's line.
         let base = before_lines(region, &joined);
         skip = base
-            + typed_line(&joined[base..], first, region.last_prompt.as_deref())
+            + region
+                .typed
+                .as_ref()
+                .and_then(|first| typed_line(&joined[base..], first, region.last_prompt.as_deref()))
                 .map_or(0, |at| at + 1);
         let physical: Vec<&str> = rows.split('\n').collect();
         skipped_rows = rows_of(&joined, &physical, skip) as u64;

@@ -47,6 +47,21 @@ pub(crate) struct PaneState {
     pub tail: Option<(u64, String)>,
     /// The prompt the last finished answer found its command sent at.
     pub last_prompt: Option<String>,
+    /// The command line bash's line editor holds, typed at a prompt by texts sent without
+    /// Enter: its lines, and the start of its first line. The input that ends it (Enter) has
+    /// its rows start with it.
+    pub open: Option<(usize, String)>,
+}
+
+/// What an input does to the command line at bash's prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineEdit {
+    /// A text sent without Enter: typed on the line, not run.
+    Types,
+    /// Enter (a text's, or a key's), C-c or C-d: the line ends.
+    Ends,
+    /// Other keys: the line as it was.
+    Keeps,
 }
 
 /// Where an input's rows start: the pane's cursor read by tmux in the same write as the input,
@@ -330,6 +345,7 @@ impl InputTurn {
         alternate: bool,
         echo: (usize, String),
         whole: String,
+        edit: LineEdit,
     ) {
         let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
         let state = panes.entry(self.pane).or_default();
@@ -348,6 +364,22 @@ impl InputTurn {
                     && (m.row, m.x, m.history, m.alternate) == (row, x, history, alternate)
             })
             .and_then(|m| m.echo.clone());
+        // Texts typed at the prompt without Enter, the line this input ends.
+        let open = state.open.take();
+        let before = before.or(match edit {
+            LineEdit::Ends => open.clone(),
+            _ => None,
+        });
+        state.open = match edit {
+            LineEdit::Types if at_prompt || open.is_some() => Some(match open {
+                Some((lines, first)) => (lines + echo.0 - 1, first),
+                None => echo.clone(),
+            }),
+            // Keys typed at the prompt: the line starts on the prompt's row (its text unknown).
+            LineEdit::Keeps if at_prompt && open.is_none() => Some((1, String::new())),
+            LineEdit::Keeps => open,
+            _ => None,
+        };
         state.mark = Some(Mark {
             input: self.number,
             row,

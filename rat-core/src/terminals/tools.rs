@@ -512,7 +512,12 @@ impl Terminals {
         let sent = client
             .paste_after(&target, input.text.as_bytes(), &before, after)
             .await;
-        let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text));
+        let edit = if input.enter {
+            super::prompts::LineEdit::Ends
+        } else {
+            super::prompts::LineEdit::Types
+        };
+        let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
         let look = format!("read_window {window} shows whether the text arrived");
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -626,7 +631,7 @@ impl Terminals {
         let sent = client
             .input_ok(&cmds)
             .await
-            .map(|outputs| mark(&turn, &outputs, ""));
+            .map(|outputs| mark(&turn, &outputs, "", line_edit(&input.keys)));
         let look = format!("read_window {window} shows whether the keys arrived");
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -1033,13 +1038,22 @@ impl Terminals {
                             })
                             .collect();
                         let replies = inner.input(&cmds).await?;
+                        // After output without a final new line, bash's line editor draws the
+                        // echo as if the row began with its prompt: that far from the start.
+                        let drawn = region
+                            .after_tail
+                            .as_ref()
+                            .map(|t| x.saturating_sub(t.chars().count() as u64));
                         rows.iter()
                             .zip(&replies)
                             .find(|(_, reply)| {
                                 reply.success
-                                    && lines(reply)
-                                        .first()
-                                        .is_some_and(|line| super::output::echo_at(line, &first, x))
+                                    && lines(reply).first().is_some_and(|line| {
+                                        super::output::echo_at(line, &first, x)
+                                            || drawn.is_some_and(|x| {
+                                                super::output::echo_at(line, &first, x)
+                                            })
+                                    })
                             })
                             .map(|(r, _)| Some(*r))
                             .unwrap_or(None)
@@ -1066,10 +1080,10 @@ impl Terminals {
             if capture {
                 // The echo's rows are counted on rows captured whole; a text typed ahead is
                 // shown again after the previous command's rows, anywhere in the region.
-                let echo_rows = match (&region.echo, &region.typed) {
-                    (_, Some(_)) => end - first,
-                    (Some((n, _)), None) => 4 * *n as i64 + 64,
-                    (None, None) => 0,
+                let echo_rows = match (&region.echo, &region.typed, &region.before) {
+                    (_, Some(_), _) => end - first,
+                    (Some((n, _)), None, _) | (None, None, Some((n, _))) => 4 * *n as i64 + 64,
+                    (None, None, None) => 0,
                 };
                 cmds.push(Command::new("capture-pane").args([
                     "-p",
@@ -1217,7 +1231,7 @@ impl Terminals {
 
 /// Notes where an input's rows start from the output of its probe (the second command of its
 /// write, after the one leaving modes): the input tmux answered, the mark read just before it.
-fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
+fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str, edit: super::prompts::LineEdit) {
     let Some(probe) = outputs
         .get(1)
         .and_then(|lines| lines.first())
@@ -1249,7 +1263,23 @@ fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str) {
         probe.alternate,
         (lines, first.trim().to_string()),
         whole,
+        edit,
     );
+}
+
+/// What `keys` do to bash's command line: Enter, C-c or C-d end it.
+fn line_edit(keys: &[String]) -> super::prompts::LineEdit {
+    let ends = [
+        "Enter", "KPEnter", "C-m", "C-j", "C-c", "C-d", "^M", "^J", "^C", "^D",
+    ];
+    if keys
+        .iter()
+        .any(|k| ends.iter().any(|e| k.eq_ignore_ascii_case(e)))
+    {
+        super::prompts::LineEdit::Ends
+    } else {
+        super::prompts::LineEdit::Keeps
+    }
 }
 
 /// A send's `wait_seconds` over 50: refused, nothing sent.
