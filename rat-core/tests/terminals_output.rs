@@ -55,6 +55,12 @@ async fn a_command_printing_nothing_says_so_in_two_words() {
         f.redact(&r.text),
         "main: the command finished Ns ago, exit status 1.\nNothing printed."
     );
+    // An empty line is a row printed.
+    let r = t.send_text(run_text("main", "echo", 10)).await;
+    assert_eq!(
+        f.redact(&r.text),
+        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\n"
+    );
 }
 
 /// The `scrollback_rows` a cut answer's header gives after `prefix`, the header checked to end

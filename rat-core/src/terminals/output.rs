@@ -491,7 +491,7 @@ pub(crate) fn block(
     } else {
         ""
     };
-    if lines.is_empty() || (lines.len() == 1 && lines[0].is_empty() && start.is_some()) {
+    if lines.is_empty() {
         return if start.is_none() {
             format!(
                 "[Its rows are gone: scrolled out of the history or cleared]\nNothing printed{since}."
