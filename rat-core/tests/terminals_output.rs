@@ -123,6 +123,16 @@ async fn rows_holding_a_prompt_like_text_are_rows() {
         f.redact(&r.text),
         "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n$ not a prompt\n$\nend $"
     );
+    // A row the same as the command's echo: printed, not the echo made twice.
+    t.send_text(run_text("main", "echo '$ cat f' > f", 10)).await;
+    for round in 0..5 {
+        let r = t.send_text(run_text("main", "cat f", 10)).await;
+        assert_eq!(
+            f.redact(&r.text),
+            "main: the command finished Ns ago, exit status 0.\n[1 row printed]\n$ cat f",
+            "round {round}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -133,6 +133,8 @@ pub(crate) struct Region {
     pub typed: Option<String>,
     /// The echo of the input before, drawn at the start of these rows (see [`Mark::before`]).
     pub before: Option<(usize, String)>,
+    /// The echo may be made twice (see [`Mark::twice`]).
+    pub twice: bool,
     /// The row and column the echo was noted at, before any drop of the history's oldest
     /// rows (see [`echo_rows`]); `None` without an echo to find.
     pub noted: Option<(u64, u64)>,
@@ -190,6 +192,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             echo: None,
             typed: typed.clone(),
             before: None,
+            twice: false,
             noted: None,
             since_last: true,
             prompt: prompt.clone(),
@@ -206,6 +209,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         echo,
         typed,
         before,
+        twice,
     } = state.mark.as_ref()?;
     if *input != state.started {
         return None;
@@ -219,6 +223,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             echo: None,
             typed: None,
             before: None,
+            twice: false,
             noted: None,
             since_last: false,
             prompt: None,
@@ -232,6 +237,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         echo: echo.clone(),
         typed: typed.clone(),
         before: before.clone(),
+        twice: *twice,
         noted: echo.as_ref().map(|_| (*row, *x)),
         since_last: false,
         prompt: None,
@@ -451,6 +457,7 @@ pub(crate) fn block(
             // it (the editor's start slower than the wait for it) is echoed twice: by the
             // terminal after the prompt, then by the editor after the prompt drawn again.
             if *lines == 1
+                && region.twice
                 && joined
                     .get(1)
                     .is_some_and(|again| again.trim_end() == joined[0].trim_end())
@@ -642,6 +649,7 @@ mod tests {
             echo: Some((1, "seq 3".into())),
             typed: None,
             before: None,
+            twice: true,
             noted: None,
             since_last: false,
             prompt: None,
@@ -716,6 +724,7 @@ mod tests {
             echo: None,
             typed: Some(typed.into()),
             before: None,
+            twice: true,
             noted: None,
             since_last: false,
             prompt: None,

@@ -91,6 +91,9 @@ pub(crate) struct Mark {
     /// Sent while the input before it was not yet echoed: its echo (lines, start of the first
     /// line), drawn at this input's row once bash's line editor takes it, is not this input's.
     pub before: Option<(usize, String)>,
+    /// The echo may be made twice: the input was written before bash's line editor was seen
+    /// reading the terminal, so the terminal's own line discipline may echo it first.
+    pub twice: bool,
 }
 
 /// Where the last answer about a still running command left its rows: the cursor's row then
@@ -319,6 +322,7 @@ impl Prompts {
             pane,
             number,
             _guard: guard,
+            editor_reads: false,
         })
     }
 }
@@ -329,6 +333,9 @@ pub(crate) struct InputTurn {
     pane: u32,
     number: u64,
     _guard: tokio::sync::OwnedMutexGuard<()>,
+    /// bash's line editor was seen reading the terminal before the input was written: its
+    /// echo is the editor's alone (see [`Mark::twice`]).
+    pub(crate) editor_reads: bool,
 }
 
 impl InputTurn {
@@ -389,6 +396,7 @@ impl InputTurn {
             typed: (!at_prompt && !whole.is_empty()).then_some(whole),
             echo: at_prompt.then_some(echo),
             before,
+            twice: !self.editor_reads,
         });
     }
 

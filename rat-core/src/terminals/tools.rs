@@ -376,13 +376,14 @@ impl Terminals {
         };
         // The hook told a prompt for the last input: bash is on its way to read the next line
         // (the rest of PROMPT_COMMAND, which may run a program, first).
-        if w.input.is_none() && w.prompt.is_some() {
-            until_readline_reads(&w).await;
-        }
+        let editor_reads =
+            w.input.is_none() && w.prompt.is_some() && until_readline_reads(&w).await;
         let prompts = self.inner().live_any().prompts;
-        prompts.start_input(w.pane).await.map_err(|e| {
+        let mut turn = prompts.start_input(w.pane).await.map_err(|e| {
             Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
-        })
+        })?;
+        turn.editor_reads = editor_reads;
+        Ok(turn)
     }
 
     /// What an input's outcome tells: tmux answered (the input reached the pane), refused it
@@ -1294,20 +1295,27 @@ fn wait_out_of_range(tool: &str, asked: u32) -> ToolResult {
 /// `PROMPT_COMMAND` entries (direnv's, pyenv's, which fork) run in between.
 const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How long an answered input waits for tmux to confirm its bytes were written to the pane
+/// (one round trip; see `Terminals::end_input`).
+const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Waits until bash at its prompt reads its terminal with its line editor (canonical mode off),
 /// [`READLINE_WAIT`] at most. rat's hook records a prompt from `PROMPT_COMMAND`, before bash
 /// prints the prompt and starts reading: a paste arriving in between meets the terminal's own
 /// line discipline, which echoes the bracketed-paste marks and keeps at most 4095 bytes of a
 /// line (docs/design/prompts.md, "Before readline reads"). A bash that never leaves canonical
-/// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before.
-/// How long an answered input waits for tmux to confirm its bytes were written to the pane
-/// (one round trip; see `Terminals::end_input`).
-const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
-async fn until_readline_reads(w: &WindowInfo) {
+/// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before. Whether
+/// the editor was seen reading.
+async fn until_readline_reads(w: &WindowInfo) -> bool {
     let started = std::time::Instant::now();
-    while foreground::reads_keys(w.pane_pid) == Some(false) && started.elapsed() < READLINE_WAIT {
-        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    loop {
+        match foreground::reads_keys(w.pane_pid) {
+            Some(true) => return true,
+            Some(false) if started.elapsed() < READLINE_WAIT => {
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            _ => return false,
+        }
     }
 }
 
