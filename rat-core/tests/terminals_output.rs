@@ -124,7 +124,8 @@ async fn rows_holding_a_prompt_like_text_are_rows() {
         "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n$ not a prompt\n$\nend $"
     );
     // A row the same as the command's echo: printed, not the echo made twice.
-    t.send_text(run_text("main", "echo '$ cat f' > f", 10)).await;
+    t.send_text(run_text("main", "echo '$ cat f' > f", 10))
+        .await;
     for round in 0..5 {
         let r = t.send_text(run_text("main", "cat f", 10)).await;
         assert_eq!(
@@ -799,5 +800,36 @@ async fn a_command_after_output_without_a_new_line_in_a_full_history_shows_its_r
             format!("[1 row printed]\nr{round}"),
             "round {round}"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_changed_is_not_taken_for_output() {
+    // A new prompt ending with the old one (a venv's `(venv) $ `), then a prompt of three
+    // columns with output without a new line before it: the prompt's row is never a row
+    // printed.
+    let f = start_ready().await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let status = "main: the command finished Ns ago, exit status 0.";
+    for ps1 in ["x $ ", "(venv) $ ", "~# "] {
+        t.send_text(run_text("main", &format!("PS1='{ps1}'"), 10))
+            .await;
+        for round in 0..2 {
+            for (line, rows) in [
+                ("echo e1", "[1 row printed]\ne1"),
+                ("true", "Nothing printed."),
+                ("seq 2", "[2 rows printed]\n1\n2"),
+                ("printf abc", "[1 row printed]\nabc"),
+                ("echo e2", "[1 row printed]\ne2"),
+            ] {
+                let r = t.send_text(run_text("main", line, 10)).await;
+                assert_eq!(
+                    f.redact(&r.text),
+                    format!("{status}\n{rows}"),
+                    "{ps1:?} round {round}: {line}"
+                );
+            }
+        }
     }
 }

@@ -68,7 +68,7 @@ __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat
 __rat_aliases=
 if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=-
+  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-}
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
   # The prompt's mark, after every byte the command printed: the pane's path (OSC 7).
@@ -100,7 +100,7 @@ __rat_hook() {
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
     if ! builtin read -t 0 2>/dev/null; then
-      builtin printf 'R %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
+      builtin printf 'R %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
@@ -133,7 +133,7 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK E` (the final
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN E` (the final
 /// `E` tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -157,6 +157,9 @@ pub struct Record {
     /// after every byte the command printed. `None` when not printed (bash's output not a
     /// terminal) or written by an earlier hook without marks.
     pub mark: Option<u64>,
+    /// The length of `PS1` (unexpanded) when the hook ran: another length at the next prompt
+    /// tells a prompt changed. `None` from an earlier hook.
+    pub ps1_len: Option<u64>,
 }
 
 impl Record {
@@ -188,17 +191,19 @@ impl Record {
         };
         // The mark, before `E` (a hook written by an earlier ratd, still running in a tmux
         // server that outlived it, writes none).
-        let mark = match fields.next()? {
-            "E" => None,
-            "-" => (fields.next()? == "E").then_some(None)?,
-            k => {
-                let k = k.parse().ok()?;
-                (fields.next()? == "E").then_some(Some(k))?
-            }
-        };
-        if fields.next().is_some() {
+        let rest: Vec<&str> = fields.collect();
+        let (last, extra) = rest.split_last()?;
+        if *last != "E" || extra.len() > 2 {
             return None;
         }
+        let mark = match extra.first() {
+            None | Some(&"-") => None,
+            Some(k) => Some(k.parse().ok()?),
+        };
+        let ps1_len = match extra.get(1) {
+            None => None,
+            Some(n) => Some(n.parse().ok()?),
+        };
         Some(Record {
             pane,
             covers,
@@ -208,6 +213,7 @@ impl Record {
             seen,
             ran,
             mark,
+            ps1_len,
         })
     }
 }
@@ -396,7 +402,13 @@ mod tests {
                 seen: 13,
                 ran: true,
                 mark: None,
+                ps1_len: None,
             })
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 41 7 E")
+                .map(|r| (r.mark, r.ps1_len)),
+            Some((Some(41), Some(7)))
         );
         assert_eq!(
             Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 41 E").map(|r| r.mark),
@@ -410,6 +422,8 @@ mod tests {
             "R 3 12 1700000005 1700000004 1,0 13 1 41",
             "R 3 12 1700000005 1700000004 1,0 13 1 x E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 E E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 x E",
         ] {
             assert_eq!(Record::parse(bad), None, "{bad}");
         }

@@ -135,6 +135,8 @@ pub(crate) struct Region {
     pub before: Option<(usize, String)>,
     /// The echo may be made twice (see [`Mark::twice`]).
     pub twice: bool,
+    /// The length of `PS1` when the command was sent (see [`Mark::ps1_len`]).
+    pub ps1_len: Option<u64>,
     /// The row and column the echo was noted at, before any drop of the history's oldest
     /// rows (see [`echo_rows`]); `None` without an echo to find.
     pub noted: Option<(u64, u64)>,
@@ -193,6 +195,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             typed: typed.clone(),
             before: None,
             twice: false,
+            ps1_len: None,
             noted: None,
             since_last: true,
             prompt: prompt.clone(),
@@ -210,6 +213,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         typed,
         before,
         twice,
+        ps1_len,
     } = state.mark.as_ref()?;
     if *input != state.started {
         return None;
@@ -224,6 +228,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
             typed: None,
             before: None,
             twice: false,
+            ps1_len: None,
             noted: None,
             since_last: false,
             prompt: None,
@@ -238,6 +243,7 @@ pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<R
         typed: typed.clone(),
         before: before.clone(),
         twice: *twice,
+        ps1_len: *ps1_len,
         noted: echo.as_ref().map(|_| (*row, *x)),
         since_last: false,
         prompt: None,
@@ -332,13 +338,16 @@ pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
         let Some(before) = echo_start(line, first, x).map(|at| &line[..at]) else {
             return region.last_prompt.clone();
         };
-        // After a command whose output had no final new line, the row starts with its end.
-        let prompt = region
-            .after_tail
-            .as_ref()
-            .and_then(|t| before.strip_prefix(t.as_str()))
-            .unwrap_or(before);
-        return Some(prompt.to_string());
+        // After a command whose output had no final new line, the row starts with its end; bash's
+        // line editor may have drawn the echo over it (nothing left of the prompt after it):
+        // then the prompt found before.
+        return match &region.after_tail {
+            None => Some(before.to_string()),
+            Some(t) => match before.strip_prefix(t.as_str()) {
+                Some(prompt) if !prompt.trim().is_empty() => Some(prompt.to_string()),
+                _ => region.last_prompt.clone(),
+            },
+        };
     }
     let first = region.typed.as_ref()?;
     let base = before_lines(region, &joined);
@@ -650,6 +659,7 @@ mod tests {
             typed: None,
             before: None,
             twice: true,
+            ps1_len: None,
             noted: None,
             since_last: false,
             prompt: None,
@@ -725,6 +735,7 @@ mod tests {
             typed: Some(typed.into()),
             before: None,
             twice: true,
+            ps1_len: None,
             noted: None,
             since_last: false,
             prompt: None,

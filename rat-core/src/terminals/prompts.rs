@@ -94,6 +94,8 @@ pub(crate) struct Mark {
     /// The echo may be made twice: the input was written before bash's line editor was seen
     /// reading the terminal, so the terminal's own line discipline may echo it first.
     pub twice: bool,
+    /// The length of `PS1` at the prompt the input was sent at ([`Record::ps1_len`]).
+    pub ps1_len: Option<u64>,
 }
 
 /// Where the last answer about a still running command left its rows: the cursor's row then
@@ -296,6 +298,14 @@ impl Prompts {
         }
     }
 
+    /// Forgets the prompt last seen in `pane`: `PS1` changed.
+    pub(crate) fn forget_prompt(&self, pane: u32) {
+        let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
+        let state = panes.entry(pane).or_default();
+        state.last_prompt = None;
+        state.tail = None;
+    }
+
     /// Starts an input to `pane`: takes its turn (inputs of a pane go one at a time), numbers
     /// it, and writes `N N-1` to its file. The returned [`InputTurn`] ends it: answered
     /// ([`InputTurn::answered`]: `N N`), or left in flight when tmux did not answer.
@@ -397,6 +407,7 @@ impl InputTurn {
             echo: at_prompt.then_some(echo),
             before,
             twice: !self.editor_reads,
+            ps1_len: state.prompt.as_ref().and_then(|p| p.ps1_len),
         });
     }
 

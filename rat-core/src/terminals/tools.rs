@@ -1143,7 +1143,13 @@ impl Terminals {
                 (String::new(), String::new())
             };
             let after = if capture { 3 } else { 1 };
-            let prompt = tail
+            // PS1 changed since the command was sent: the prompt after it is another, unknown.
+            let ps1_changed = finished
+                && matches!(
+                    (region.ps1_len, state.prompt.as_ref().and_then(|p| p.ps1_len)),
+                    (Some(then), Some(now)) if then != now
+                );
+            let prompt = (tail && !ps1_changed)
                 .then(|| super::output::prompt_of(&region, &joined))
                 .flatten();
             let row = if tail {
@@ -1196,7 +1202,9 @@ impl Terminals {
                     },
                 );
             }
-            if finished {
+            if ps1_changed {
+                prompts.forget_prompt(pane);
+            } else if finished {
                 prompts.note_tail(
                     pane,
                     state.started,
@@ -1431,6 +1439,7 @@ mod tests {
             seen: 1,
             ran: true,
             mark: Some(1),
+            ps1_len: Some(2),
         });
         let cases = [
             (
