@@ -55,6 +55,13 @@ const MARK_WAIT: Duration = Duration::from_secs(2);
 /// the prompt's (the prompt may be another now).
 const PROMPT_WAIT: Duration = Duration::from_millis(250);
 
+/// Sleeps `pause` between two reads of a pane an answer waits on, then doubles it, to 20 ms at
+/// most.
+async fn back_off(pause: &mut Duration) {
+    tokio::time::sleep(*pause).await;
+    *pause = (*pause * 2).min(Duration::from_millis(20));
+}
+
 /// Said before the rows when tmux had not read the prompt's mark within [`MARK_WAIT`].
 const BEHIND: &str = "[tmux was still reading what the command printed 2s after it finished: \
      its last rows may be missing below; read_window shows them once tmux has read them]";
@@ -998,8 +1005,7 @@ impl Terminals {
                     behind = true;
                     break;
                 }
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(Duration::from_millis(20));
+                back_off(&mut pause).await;
                 last = parse(&inner.reply(self.probe(&target)).await?);
             }
         }
@@ -1149,9 +1155,9 @@ impl Terminals {
                     (region.ps1_len, state.prompt.as_ref().and_then(|p| p.ps1_len)),
                     (Some(then), Some(now)) if then != now
                 );
-            let prompt = (tail && !ps1_changed)
-                .then(|| super::output::prompt_of(&region, &joined))
-                .flatten();
+            // The prompt the command was sent at, as these rows show it.
+            let seen = super::output::prompt_of(&region, &joined);
+            let prompt = seen.clone().filter(|_| tail && !ps1_changed);
             let row = if tail {
                 lines(&replies[after]).join("")
             } else {
@@ -1165,8 +1171,7 @@ impl Terminals {
                 let deadline = *prompt_deadline
                     .get_or_insert_with(|| tokio::time::Instant::now() + PROMPT_WAIT);
                 if tokio::time::Instant::now() < deadline {
-                    tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(Duration::from_millis(20));
+                    back_off(&mut pause).await;
                     last = parse(&inner.reply(self.probe(&target)).await?);
                     continue;
                 }
@@ -1198,7 +1203,7 @@ impl Terminals {
                         row: now.row(),
                         history: now.history,
                         typed: super::output::typed_left(&region, &joined),
-                        prompt: super::output::prompt_of(&region, &joined),
+                        prompt: seen.clone(),
                     },
                 );
             }
@@ -1209,7 +1214,7 @@ impl Terminals {
                     pane,
                     state.started,
                     tail.as_ref().map(|(t, _)| t.clone()),
-                    super::output::prompt_of(&region, &joined),
+                    seen,
                 );
             }
             let block = super::output::block(
