@@ -370,15 +370,15 @@ impl InputTurn {
             .prompt
             .as_ref()
             .is_some_and(|p| p.covers + 1 >= self.number);
-        // The input before, sent at the prompt, and the cursor not moved since its own mark:
-        // its echo is still to come, on this row.
+        // The input before, sent at the prompt, and the cursor still on the row of its own mark:
+        // its echo is drawn there, or still to come.
         let before = state
             .mark
             .as_ref()
             .filter(|m| {
                 !at_prompt
                     && m.input + 1 == self.number
-                    && (m.row, m.x, m.history, m.alternate) == (row, x, history, alternate)
+                    && (m.row, m.history, m.alternate) == (row, history, alternate)
             })
             .and_then(|m| m.echo.clone());
         // Texts typed at the prompt without Enter, the line this input ends.
