@@ -77,7 +77,7 @@ pub struct ToolHeaders {
 
 impl ToolHeaders {
     /// Collects the annotations of the given input schemas (`(tool name, input schema)`), as
-    /// `rat_core::catalog::input_schemas()` gives them. Annotations that are not a non-empty
+    /// `rat_wire::tool::input_schemas()` gives them. Annotations that are not a non-empty
     /// string are ignored, as rmcp ignores them.
     pub fn from_schemas<'a>(
         schemas: impl IntoIterator<Item = (&'a str, &'a Map<String, Value>)>,

@@ -102,7 +102,7 @@ fn main() -> ExitCode {
         "rat started"
     );
 
-    let schemas = rat_core::catalog::input_schemas();
+    let schemas = rat_wire::tool::input_schemas();
     let config = Config {
         server,
         tls: (*client.rustls_config()).clone(),

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{debug, warn};
 
-use rat_core::terminals::input::{MAX_WAIT_SECONDS, WaitWindow};
+use rat_wire::tool::call_wait;
 
 use crate::failure::{Failure, PARSE_ERROR, TRANSPORT_ERROR, error_response};
 use crate::headers::{self, ToolHeaders};
@@ -43,12 +43,6 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The time a TCP connection gets to establish (Go's default dialer: 30 s; the handshake is
 /// bounded by the request's time).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The tool whose calls get their wait on top of [`REQUEST_TIMEOUT`].
-pub const WAIT_TOOL: &str = "wait_window";
-
-/// The tools whose calls wait when asked (`wait_seconds`), getting that wait on top too.
-pub const SENDING_TOOLS: [&str; 2] = ["send_text", "send_keys"];
 
 /// What the relay needs: where ratd is, how to reach it, and the tool schemas.
 #[derive(Debug, Clone)]
@@ -290,12 +284,12 @@ impl Relay {
     }
 }
 
-/// The wait a `wait_window` call adds to its time: what it waits, read from its arguments as
-/// rat-core reads them ([`WaitWindow::seconds`]: `max_seconds`, 20 when absent, 1 to 50); a
-/// send_text or send_keys call, its `wait_seconds` (0 when absent, 50 at most).
-/// Arguments rat-core does not accept are refused by ratd at once: they get the longest wait.
-/// A batch (protocol 2025-03-26), whose calls ratd runs together, gets the longest wait of its
-/// calls.
+/// The wait a `tools/call` adds to its time, read from its arguments as ratd reads them, by
+/// the table of tools ([`call_wait`]: a wait_window call's `max_seconds`, 20 when absent, 1 to
+/// 50; a send_text or send_keys call's `wait_seconds`, 0 when absent, 50 at most), so that rat
+/// names no tool. Arguments ratd does not accept are refused by it at once: they get the
+/// longest wait. A batch (protocol 2025-03-26), whose calls ratd runs together, gets the longest
+/// wait of its calls.
 fn wait_of(message: &Value) -> Duration {
     if let Value::Array(messages) = message {
         return messages.iter().map(wait_of).max().unwrap_or_default();
@@ -306,22 +300,15 @@ fn wait_of(message: &Value) -> Duration {
     let Some(params) = message.get("params") else {
         return Duration::ZERO;
     };
-    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-    let seconds = match params.get("name").and_then(Value::as_str) {
-        Some(WAIT_TOOL) => serde_json::from_value::<WaitWindow>(arguments)
-            .map_or(MAX_WAIT_SECONDS, |wait| wait.seconds()),
-        Some(tool) if SENDING_TOOLS.contains(&tool) => {
-            // Read as rat-core reads it: `wait_seconds`, 0 when absent, 50 at most.
-            match arguments.get("wait_seconds") {
-                None => 0,
-                Some(seconds) => seconds.as_u64().map_or(MAX_WAIT_SECONDS, |s| {
-                    s.min(u64::from(MAX_WAIT_SECONDS)) as u32
-                }),
-            }
-        }
-        _ => return Duration::ZERO,
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Duration::ZERO;
     };
-    Duration::from_secs(u64::from(seconds))
+    let none = serde_json::Map::new();
+    let arguments = params
+        .get("arguments")
+        .and_then(Value::as_object)
+        .unwrap_or(&none);
+    call_wait(name, arguments)
 }
 
 /// Queues rat's own answer (an error) for the writer.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use rat_core::catalog::{Tool, call_wait};
 use rat_core::files::{self, ReadFile, WriteFile};
 use rat_core::terminals::{
     CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, texts,
@@ -62,7 +63,7 @@ impl Drop for Counted<'_> {
     }
 }
 
-/// Runs the nine tools of rat-core for the sessions of one tenant.
+/// Runs the tools of rat-core for the sessions of one tenant.
 pub(crate) struct Runner {
     controller: Controller,
     read_budget: ReadBudget,
@@ -96,90 +97,74 @@ impl Runner {
 
     async fn run(
         &self,
-        tool: &str,
+        name: &str,
         args: JsonObject,
         peer: &Peer,
         request: CancellationToken,
     ) -> Result<ToolResult, ToolResult> {
+        let Some(tool) = Tool::from_name(name) else {
+            return Err(ToolResult::refused(
+                format!(
+                    "There is no tool named {name:?}: ratd offers {}.",
+                    Tool::NAMES.join(", ")
+                ),
+                format!("unknown tool {name:?}"),
+            ));
+        };
         // Checked against the tool's schema first, so that a mistyped argument is told in the
         // agent's terms rather than serde's.
-        let args = rat_core::arguments::check(tool, args)?;
+        let args = rat_core::arguments::check(name, args)?;
+        // A call that waits (wait_window, a send asked to wait) is a wait: its deadline sized by
+        // its wait, counted among the waits in flight, ended by the request's end or ratd's
+        // stop. The wait is read from the table, as rat reads it for its own deadline.
+        let wait = call_wait(name, &args);
+        let _wait = (!wait.is_zero()).then(|| Counted::new(&self.in_flight.waits));
+        let limit = TOOL_TIMEOUT + wait;
         let session = self.controller.session(&peer.client);
-        let bounded = |limit: Duration, result: Result<ToolResult, tokio::time::error::Elapsed>| {
-            result.unwrap_or_else(|_| tmux_not_answering(tool, limit))
-        };
+        // Matched on every tool: a tool added to the table without a handler does not compile.
         Ok(match tool {
-            "list_windows" => bounded(
-                TOOL_TIMEOUT,
-                tokio::time::timeout(TOOL_TIMEOUT, session.list_windows()).await,
-            ),
-            "create_window" => {
-                let input: CreateWindow = arguments(tool, args)?;
-                bounded(
-                    TOOL_TIMEOUT,
-                    tokio::time::timeout(TOOL_TIMEOUT, session.create_window(input)).await,
-                )
+            Tool::ListWindows => within(name, limit, session.list_windows()).await,
+            Tool::CreateWindow => {
+                let input: CreateWindow = arguments(name, args)?;
+                within(name, limit, session.create_window(input)).await
             }
-            "close_window" => {
-                let input: CloseWindow = arguments(tool, args)?;
-                bounded(
-                    TOOL_TIMEOUT,
-                    tokio::time::timeout(TOOL_TIMEOUT, session.close_window(input)).await,
-                )
+            Tool::CloseWindow => {
+                let input: CloseWindow = arguments(name, args)?;
+                within(name, limit, session.close_window(input)).await
             }
-            // A send that waits is a wait: its deadline sized by its wait, counted among the
-            // waits in flight, ended by the request's end or ratd's stop.
-            "send_text" => {
-                let input: SendText = arguments(tool, args)?;
-                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
-                let _wait = (input.seconds() > 0).then(|| Counted::new(&self.in_flight.waits));
-                bounded(
-                    limit,
-                    tokio::time::timeout(limit, session.send_text_with(input, request)).await,
-                )
+            Tool::SendText => {
+                let input: SendText = arguments(name, args)?;
+                within(name, limit, session.send_text_with(input, request)).await
             }
-            "send_keys" => {
-                let input: SendKeys = arguments(tool, args)?;
-                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
-                let _wait = (input.seconds() > 0).then(|| Counted::new(&self.in_flight.waits));
-                bounded(
-                    limit,
-                    tokio::time::timeout(limit, session.send_keys_with(input, request)).await,
-                )
+            Tool::SendKeys => {
+                let input: SendKeys = arguments(name, args)?;
+                within(name, limit, session.send_keys_with(input, request)).await
             }
-            "read_window" => {
-                let input: ReadWindow = arguments(tool, args)?;
-                bounded(
-                    TOOL_TIMEOUT,
-                    tokio::time::timeout(TOOL_TIMEOUT, session.read_window(input)).await,
-                )
+            Tool::ReadWindow => {
+                let input: ReadWindow = arguments(name, args)?;
+                within(name, limit, session.read_window(input)).await
             }
-            "wait_window" => {
-                let input: WaitWindow = arguments(tool, args)?;
-                let limit = TOOL_TIMEOUT + Duration::from_secs(u64::from(input.seconds()));
-                let _wait = Counted::new(&self.in_flight.waits);
-                bounded(
-                    limit,
-                    tokio::time::timeout(limit, session.wait_window(input, request)).await,
-                )
+            Tool::WaitWindow => {
+                let input: WaitWindow = arguments(name, args)?;
+                within(name, limit, session.wait_window(input, request)).await
             }
-            "write_file" => {
-                let input: WriteFile = arguments(tool, args)?;
+            // The file tools bound their own work (a stuck file system is told as such).
+            Tool::WriteFile => {
+                let input: WriteFile = arguments(name, args)?;
                 files::write_file(input, TOOL_TIMEOUT).await
             }
-            "read_file" => {
-                let input: ReadFile = arguments(tool, args)?;
+            Tool::ReadFile => {
+                let input: ReadFile = arguments(name, args)?;
                 files::read_file(input, self.read_budget, TOOL_TIMEOUT).await
-            }
-            other => {
-                return Err(ToolResult::refused(
-                    format!(
-                        "There is no tool named {other:?}: ratd offers {}.",
-                        rat_core::catalog::TOOL_NAMES.join(", ")
-                    ),
-                    format!("unknown tool {other:?}"),
-                ));
             }
         })
     }
+}
+
+/// The one deadline of a terminal tool's call: its result, or tmux not answering within
+/// `limit`.
+async fn within(tool: &str, limit: Duration, call: impl Future<Output = ToolResult>) -> ToolResult {
+    tokio::time::timeout(limit, call)
+        .await
+        .unwrap_or_else(|_| tmux_not_answering(tool, limit))
 }

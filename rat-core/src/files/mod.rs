@@ -95,8 +95,6 @@ use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::errno::Errno;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::tools::{Outcome, ReadBudget, ToolResult};
 
@@ -105,38 +103,7 @@ pub mod scan;
 pub mod text;
 mod write;
 
-/// The input of write_file: `{path, content}`, both required (the content may be empty).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = "")]
-pub struct WriteFile {
-    /// absolute, or starting with ~/ for the home directory
-    pub path: String,
-    /// the whole content of the file, written as is: nothing is added
-    pub content: String,
-}
-
-/// The input of read_file: `{path, start_line, max_lines, line_numbers}`, only the path
-/// required. `start_line` 0 is no start (lines count from 1, and a schema can not tell 0 from a
-/// missing number), and so is `max_lines` 0; `max_lines` is unsigned, so that the schema refuses
-/// a negative number.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = "")]
-pub struct ReadFile {
-    /// absolute, or starting with ~/ for the home directory
-    pub path: String,
-    /// the first line to read, from 1 (the default); negative counts from the end: -100 for the last 100 lines
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i64")]
-    pub start_line: Option<i64>,
-    /// the most lines to read, all by default
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
-    pub max_lines: Option<u64>,
-    /// prefix each line with its number and a tab, as cat -n does: to refer to lines, not to write the content back
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub line_numbers: Option<bool>,
-}
+pub use rat_wire::input::{ReadFile, WriteFile};
 
 /// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
 /// missing directories, and the subagent for copies. It tells no way around for binary content:

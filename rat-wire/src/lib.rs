@@ -1,0 +1,22 @@
+//! rat-wire: what `rat`, `rat-tool` and `ratd` share on the wire, and nothing else: the table of
+//! tools ([`tool::Tool`]: names, titles, annotations, waits) and their input types
+//! ([`input`]), whose JSON schemas clients get.
+//!
+//! `rat`, the stdio bridge, depends on this crate and not on rat-core: it knows no tool by
+//! construction. It computes the `Mcp-Param-Window` header from [`tool::input_schemas`] and a
+//! call's time from [`tool::call_wait`], without naming a tool (`docs/ARCHITECTURE.md`).
+//!
+//! # Example
+//! ```
+//! use rat_wire::tool::{Tool, call_wait};
+//!
+//! assert_eq!(Tool::from_name("wait_window"), Some(Tool::WaitWindow));
+//! assert_eq!(Tool::WaitWindow.title(), "Wait for a window");
+//! let arguments = serde_json::json!({"window": "main", "max_seconds": 5});
+//! let wait = call_wait("wait_window", arguments.as_object().unwrap());
+//! assert_eq!(wait.as_secs(), 5);
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod input;
+pub mod tool;
