@@ -1,14 +1,14 @@
-//! rat-core: the nine tools of rat as plain async functions, with no HTTP anywhere. ratd only
+//! rat-core: the tools of rat as plain async functions, with no HTTP anywhere. ratd only
 //! wraps them in MCP; anything else (a test, another server) can call them directly.
 //!
 //! # Layout
 //! - [`tools`]: what every tool returns ([`tools::ToolResult`], [`tools::Outcome`]) and the
 //!   read budget shared by `read_window` and `read_file`.
 //! - [`terminals`]: the [`terminals::Controller`] owning the tenant's tmux server (through
-//!   `tmux-cc`), the startup check, and [`terminals::Terminals`], the seven terminal tools
+//!   `tmux-cc`), the startup check, and [`terminals::Terminals`], the terminal tools
 //!   bound to one tmux session.
 //! - [`files`]: `write_file` and `read_file`.
-//! - [`catalog`]: the nine tools as MCP sees them (names, input schemas, descriptions,
+//! - [`catalog`]: the tools as MCP sees them (names, input schemas, descriptions,
 //!   annotations) and the MCP instructions; [`arguments`]: a call's arguments checked against
 //!   them, a mistyped one told in the agent's terms.
 //! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);

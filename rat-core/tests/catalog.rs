@@ -1,4 +1,4 @@
-//! The catalog of the nine tools: names, schemas, annotations, descriptions and instructions,
+//! The catalog of the tools: names, schemas, annotations, descriptions and instructions,
 //! as clients see them, for each outcome of the startup check. Snapshots: any change of wording
 //! shows in review.
 

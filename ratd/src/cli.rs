@@ -18,7 +18,7 @@ use rat_core::tools::ReadBudget;
     version,
     about = "Serve persistent terminals and files to AI agents: rat's MCP server, one per tenant.",
     long_about = "Serve persistent terminals and files to AI agents: rat's MCP server, one per \
-tenant.\n\nratd owns the tmux server of its tenant (socket rat-TENANT) and serves rat's nine \
+tenant.\n\nratd owns the tmux server of its tenant (socket rat-TENANT) and serves rat's \
 tools as MCP over Streamable HTTP at https://HOST:PORT/mcp, behind mutual TLS: only clients \
 holding a certificate of the bundle get in, each into the tmux session its certificate names. \
 The tenant is the name in the server certificate of the bundle.\n\nMake a bundle with \

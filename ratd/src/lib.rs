@@ -1,4 +1,4 @@
-//! ratd: the daemon owning the tmux server of one tenant and serving rat's nine tools as MCP
+//! ratd: the daemon owning the tmux server of one tenant and serving rat's tools as MCP
 //! over Streamable HTTP behind mutual TLS (the design: `docs/design/`, transport.md first).
 //!
 //! One ratd per tenant, the tenant named by the server certificate of its bundle. Each request
