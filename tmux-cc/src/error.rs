@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::client::ConnectionEnd;
 use crate::quote::QuoteError;
-use crate::server::ServerExit;
+use crate::exit::ServerExit;
 use crate::version::TmuxVersion;
 
 /// Everything that can go wrong in tmux-cc. Messages name what failed and, where there is one,

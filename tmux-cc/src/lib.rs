@@ -37,6 +37,7 @@ pub mod quote;
 mod client;
 mod command;
 mod error;
+mod exit;
 mod ops;
 mod server;
 mod spawn;
@@ -50,8 +51,6 @@ pub use ops::{
     WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
-pub use server::{
-    ExitKind, Server, ServerExit, ServerOptions, StopReport, StopStep, tmux_version,
-    validate_socket_name,
-};
+pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
+pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};
