@@ -33,6 +33,8 @@
 
 pub mod parse;
 pub mod quote;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
 mod client;
 mod command;

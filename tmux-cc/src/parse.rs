@@ -3,7 +3,9 @@
 //! API NOTE for users inside this workspace (the engine): the names rat-core builds on
 //! (`PaneId`, `WindowId`, `SessionId`, `Event`, `Reply`, `Notification`, `ParseError`,
 //! `Parser::{new, feed, next_item, finish}`, `render`) are stable. `Notification` is
-//! `#[non_exhaustive]`: a `match` on it needs a `_ =>` arm.
+//! `#[non_exhaustive]`: a `match` on it needs a `_ =>` arm. `render` and `escape_output`, the
+//! parser's inverse for tests, fuzzing and fixtures, exist with the feature `test-support`
+//! only.
 //!
 //! A `tmux -C` client prints two kinds of lines on its standard output (tmux 3.3a `control.c`,
 //! `cmd-queue.c`, `control-notify.c`, `client.c`; measured on this machine, see
@@ -62,9 +64,11 @@ use std::str::FromStr;
 
 mod lines;
 mod notification;
+#[cfg(feature = "test-support")]
 mod render;
 
 pub use lines::Parser;
+#[cfg(feature = "test-support")]
 pub use render::{escape_output, render};
 
 /// A tmux pane id: `%N` in tmux's output and target syntax. Displayed as `%N`.

@@ -1,4 +1,4 @@
-//! The inverse of the parser, for tests, fuzzing and fixtures.
+//! The inverse of the parser, for tests, fuzzing and fixtures (feature `test-support`).
 
 use super::{Event, Notification};
 
@@ -21,7 +21,7 @@ pub fn escape_output(data: &[u8], out: &mut Vec<u8>) {
 /// The bytes tmux would print for `event`, each line ending with LF: the inverse of
 /// [`Parser`](super::Parser) for events tmux can print (body lines without LF, names without
 /// LF, a reply body holding no line equal to its own closing guard). For tests, fuzzing and
-/// fixtures.
+/// fixtures (feature `test-support`).
 pub fn render(event: &Event) -> Vec<u8> {
     let mut out = Vec::new();
     match event {
