@@ -48,11 +48,11 @@ mod version;
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
 pub use error::{Error, Result};
+pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{
     Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
     WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
-pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

@@ -240,7 +240,6 @@ fn closes(line: &[u8], fields: &[u8]) -> Option<bool> {
     }
 }
 
-
 /// ` TIME NUMBER FLAGS` after `%begin`, written as tmux writes them (`%ld %u %d`: no leading
 /// zeros, no `+`, no `-0`). The closing line is matched byte for byte against these fields, so
 /// they must be exactly the ones `render` writes back.
