@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::ConnectionEnd;
+use crate::exit::ServerExit;
 use crate::quote::QuoteError;
-use crate::server::ServerExit;
 use crate::version::TmuxVersion;
 
 /// Everything that can go wrong in tmux-cc. Messages name what failed and, where there is one,

@@ -33,10 +33,13 @@
 
 pub mod parse;
 pub mod quote;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
 mod client;
 mod command;
 mod error;
+mod exit;
 mod ops;
 mod server;
 mod spawn;
@@ -45,13 +48,11 @@ mod version;
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
 pub use error::{Error, Result};
+pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{
     Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
     WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
-pub use server::{
-    ExitKind, Server, ServerExit, ServerOptions, StopReport, StopStep, tmux_version,
-    validate_socket_name,
-};
+pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

@@ -4,9 +4,8 @@
 //! the crate's README ("Server"), measured on tmux 3.3a.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,6 +19,7 @@ use tokio::time::{Instant, timeout};
 
 use crate::client::{Client, ClientOptions};
 use crate::error::{Error, Result};
+use crate::exit::{ExitKind, ServerExit, StopReport, StopStep};
 use crate::spawn::{DeathSignal, spawn};
 use crate::version::TmuxVersion;
 
@@ -63,94 +63,6 @@ impl ServerOptions {
             current_dir: None,
         }
     }
-}
-
-/// How a process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitKind {
-    /// It exited with this status.
-    Code(i32),
-    /// It was killed by this signal number.
-    Signal(i32),
-    /// Waiting for it failed (the kernel did not say).
-    Unknown,
-}
-
-impl From<ExitStatus> for ExitKind {
-    fn from(status: ExitStatus) -> Self {
-        use std::os::unix::process::ExitStatusExt;
-        match (status.code(), status.signal()) {
-            (Some(code), _) => ExitKind::Code(code),
-            (None, Some(signal)) => ExitKind::Signal(signal),
-            (None, None) => ExitKind::Unknown,
-        }
-    }
-}
-
-impl fmt::Display for ExitKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            ExitKind::Code(code) => write!(f, "exited with status {code}"),
-            ExitKind::Signal(signal) => match Signal::try_from(signal) {
-                Ok(name) => write!(f, "killed by signal {signal} ({})", name.as_str()),
-                Err(_) => write!(f, "killed by signal {signal}"),
-            },
-            ExitKind::Unknown => f.write_str("ended in an unknown way (waiting for it failed)"),
-        }
-    }
-}
-
-/// The end of a tmux server: how it ended, and whether it was asked to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerExit {
-    /// Its exit status or signal.
-    pub status: ExitKind,
-    /// Whether the end was asked for through this handle ([`Server::stop`], or the last handle
-    /// dropped). `false` is a death: a crash, the OOM killer, `kill-server` typed in a pane.
-    pub requested: bool,
-}
-
-impl fmt::Display for ServerExit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.requested {
-            write!(f, "{}", self.status)
-        } else {
-            write!(f, "{}, unasked", self.status)
-        }
-    }
-}
-
-/// Which step of [`Server::stop`] ended the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopStep {
-    /// It had already exited before the stop began.
-    AlreadyExited,
-    /// `tmux kill-server` was enough.
-    KillServer,
-    /// It exited only after SIGTERM (kill-server did not end it within its grace).
-    Terminate,
-    /// It exited only after SIGKILL.
-    Kill,
-}
-
-impl fmt::Display for StopStep {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StopStep::AlreadyExited => "had already exited",
-            StopStep::KillServer => "stopped by kill-server",
-            StopStep::Terminate => "stopped by SIGTERM after kill-server did not stop it",
-            StopStep::Kill => "stopped by SIGKILL after kill-server and SIGTERM did not stop it",
-        })
-    }
-}
-
-/// What [`Server::stop`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StopReport {
-    /// The step that was needed.
-    pub step: StopStep,
-    /// How the server ended.
-    pub exit: ServerExit,
 }
 
 /// A tmux server started by tmux-cc: `tmux -u -D -f /dev/null -L NAME`, a child of this process
@@ -675,28 +587,4 @@ impl SocketFile {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The identity of a socket file: a file of the same device and inode born at another time
-    /// (ext4 gives a new file the inode of one just deleted) is another server's, left alone.
-    #[test]
-    fn a_socket_file_born_again_is_left_alone() {
-        use std::os::unix::fs::MetadataExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("socket");
-        std::fs::write(&path, b"").unwrap();
-        let meta = std::fs::symlink_metadata(&path).unwrap();
-        let older = SocketFile {
-            path: path.clone(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            born: Some(std::time::UNIX_EPOCH),
-        };
-        older.remove_if_unchanged();
-        assert!(path.exists(), "another file's socket was removed");
-        let own = SocketFile::of(path.clone()).unwrap();
-        own.remove_if_unchanged();
-        assert!(!path.exists(), "its own socket file was left");
-    }
-}
+mod tests;
