@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions};
+use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions, commands};
 use tokio_util::sync::CancellationToken;
 
 use super::check::TerminalCheck;
@@ -278,6 +278,19 @@ pub(crate) fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// A session of [`TERMINAL_SIZE`] started in `home` (`new-session -d`), its first window named
+/// `window` when given: a client's session, or the startup check's.
+pub(crate) fn new_terminal_session(name: &str, window: Option<&str>, home: &str) -> Command {
+    commands::new_session(name, window, TERMINAL_SIZE, home)
+}
+
+/// Sizes the window `target` to [`TERMINAL_SIZE`], and its size manual (`resize-window`): each
+/// new window, in the write that creates it.
+pub(crate) fn resize_to_terminal(target: &str) -> Command {
+    let (width, height) = TERMINAL_SIZE;
+    commands::resize_window(target, width, height)
+}
+
 /// The output lines of a reply, lossy UTF-8.
 pub(crate) fn lines(reply: &Reply) -> Vec<String> {
     reply
@@ -465,7 +478,6 @@ impl Controller {
             .map_err(|_| "the tmux server is not running".to_string())?;
         let home = self.inner.config.home.to_string_lossy().into_owned();
         let target = format!("={CHECK_SESSION}:");
-        let (w, h) = TERMINAL_SIZE;
         // Builtins named as such and `\command`: a startup file's aliases or functions (echo,
         // bind, grep) must not change what the check reads.
         let script = "unset HISTFILE\n(exit 1)\n__rat_c1=${__rat_st-}; (exit 1) | (exit 0)\n\
@@ -473,17 +485,7 @@ impl Controller {
             builtin echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
         let replies = client
             .input(&[
-                Command::new("new-session").args([
-                    "-d",
-                    "-s",
-                    CHECK_SESSION,
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                    "-c",
-                    &home,
-                ]),
+                new_terminal_session(CHECK_SESSION, None, &home),
                 Command::new("set-buffer").args(["-b", "rat-check", "--", script]),
                 // Typed (no -p): each new line is Enter, so each line gets a prompt of its own.
                 Command::new("paste-buffer").args(["-b", "rat-check", "-t", &target, "-r", "-d"]),
@@ -751,12 +753,10 @@ impl Inner {
         session: &str,
     ) -> Result<Option<Vec<WindowInfo>>, Fail> {
         let reply = self
-            .reply(Command::new("list-windows").args([
-                "-t",
+            .reply(commands::list_windows(
                 &format!("={session}"),
-                "-F",
                 &window_format(false),
-            ]))
+            ))
             .await?;
         if !reply.success {
             // The only way list-windows fails on a running server: the session is missing.
@@ -788,31 +788,11 @@ impl Inner {
     /// whether this call created it, and why it had to (`None`: created concurrently, not an
     /// error).
     pub(crate) async fn create_session(&self, session: &str) -> Result<Option<Origin>, Fail> {
-        let (w, h) = TERMINAL_SIZE;
         let home = self.config.home.to_string_lossy().into_owned();
         let replies = self
             .input(&[
-                Command::new("new-session").args([
-                    "-d",
-                    "-s",
-                    session,
-                    "-n",
-                    FIRST_WINDOW,
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                    "-c",
-                    &home,
-                ]),
-                Command::new("resize-window").args([
-                    "-t",
-                    &format!("={session}:={FIRST_WINDOW}"),
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                ]),
+                new_terminal_session(session, Some(FIRST_WINDOW), &home),
+                resize_to_terminal(&format!("={session}:={FIRST_WINDOW}")),
             ])
             .await?;
         if replies[0].success {

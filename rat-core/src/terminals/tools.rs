@@ -6,7 +6,9 @@ use std::time::Duration;
 use tmux_cc::{Client, Command};
 use tokio_util::sync::CancellationToken;
 
-use super::controller::{Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, unix_now};
+use super::controller::{
+    Controller, FIRST_WINDOW, Fail, HISTORY_LIMIT, lines, resize_to_terminal, unix_now,
+};
 use super::hook::{Exit, Record};
 use super::input::{
     CloseWindow, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, checked_send_wait,
@@ -232,26 +234,10 @@ impl Terminals {
                 w.command, w.path
             )));
         }
-        let (width, height) = super::controller::TERMINAL_SIZE;
         let replies = inner
             .input(&[
-                Command::new("new-window").args([
-                    "-d",
-                    "-t",
-                    &format!("={}:", self.session),
-                    "-n",
-                    name,
-                    "-c",
-                    &home,
-                ]),
-                Command::new("resize-window").args([
-                    "-t",
-                    &self.target(name),
-                    "-x",
-                    &width.to_string(),
-                    "-y",
-                    &height.to_string(),
-                ]),
+                tmux_cc::commands::new_window(&format!("={}:", self.session), name, &home),
+                resize_to_terminal(&self.target(name)),
             ])
             .await?;
         if !replies[0].success {

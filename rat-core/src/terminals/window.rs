@@ -10,7 +10,11 @@
 use super::hook::Record;
 use super::prompts::Prompts;
 
-/// The fields of a window, for `list-windows -F` (`-a` adds the session first).
+/// The fields of a window, for `list-windows -F` (`-a` adds the session first), sent through
+/// tmux-cc's builder ([`tmux_cc::commands::list_windows`]). The format stays rat's own rather
+/// than tmux-cc's `WindowInfo` fields: it holds what those lack (the session by name, the
+/// working directory `q:`-quoted, each field tagged with its letter, so that an empty or spaced
+/// value still parses), and only what the terminal tools read.
 pub(crate) fn window_format(with_session: bool) -> String {
     let mut fields = Vec::new();
     if with_session {
