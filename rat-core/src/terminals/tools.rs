@@ -64,10 +64,6 @@ async fn back_off(pause: &mut Duration) {
     *pause = (*pause * 2).min(Duration::from_millis(20));
 }
 
-/// Said before the rows when tmux had not read the prompt's mark within [`MARK_WAIT`].
-const BEHIND: &str = "[tmux was still reading what the command printed 2s after it finished: \
-     its last rows may be missing below; read_window shows them once tmux has read them]";
-
 /// What a failed input tells: the window missing, or the session (created then).
 enum Missing {
     Window,
@@ -103,18 +99,10 @@ impl Terminals {
     /// One line of `list_windows` for `w`.
     fn describe(&self, w: &WindowInfo, now: i64) -> String {
         let check = self.controller.terminal_check();
-        let mut line = format!(
-            "{}: {} in {}, active {} ago",
-            w.name,
-            w.command,
-            w.path,
-            ago(now - w.activity)
-        );
+        let mut line = texts::window_line(&w.name, &w.command, &w.path, &ago(now - w.activity));
         if check.records_prompts() {
             match &w.prompt {
-                None => line.push_str(
-                    ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND",
-                ),
+                None => line.push_str(texts::NO_PROMPT_YET),
                 Some(prompt) if check.tells_statuses() && w.finished() => {
                     let age = ago(age_of(prompt.exit_time));
                     match &prompt.exit {
@@ -122,18 +110,13 @@ impl Terminals {
                             line.push_str(", ");
                             line.push_str(&list_exit(statuses, &age));
                         }
-                        Exit::Unknown => line.push_str(&format!(
-                            ", last command's exit status unknown (another program's hook ran \
-                             before rat's) ({age} ago)"
-                        )),
+                        Exit::Unknown => line.push_str(&texts::last_status_unknown(&age)),
                         Exit::Started => {}
                     }
                 }
-                Some(prompt)
-                    if w.finished() && !matches!(prompt.exit, Exit::Started) =>
-                {
+                Some(prompt) if w.finished() && !matches!(prompt.exit, Exit::Started) => {
                     // Where statuses are lost, a status would stand here: say so, once.
-                    line.push_str(", exit status not recorded in these terminals");
+                    line.push_str(texts::LINE_STATUS_NOT_RECORDED);
                 }
                 Some(_) => {}
             }
@@ -141,13 +124,11 @@ impl Terminals {
         if w.alternate && w.command == "bash" {
             // bash never shows the alternate screen itself: a program ended (killed, crashed)
             // without leaving it, and history stays out of reach until it is left.
-            line.push_str(
-                ", full-screen mode left on by a program that ended: `tput rmcup` leaves it",
-            );
+            line.push_str(texts::FULL_SCREEN_LEFT_ON);
         } else if w.alternate {
-            line.push_str(", full-screen program");
+            line.push_str(texts::FULL_SCREEN);
         } else if w.history > 0 {
-            line.push_str(&format!(", {} rows of history", w.history));
+            line.push_str(&texts::rows_of_history(w.history));
         }
         line
     }
@@ -202,7 +183,7 @@ impl Terminals {
         match self.create_window_inner(&input.name).await {
             Ok(result) => result.with_log("window", &input.name),
             Err(fail) => fail
-                .result_sent("list_windows shows whether it was created")
+                .result_sent(texts::LOOK_CREATED)
                 .with_log("window", &input.name),
         }
     }
@@ -210,7 +191,6 @@ impl Terminals {
     async fn create_window_inner(&self, name: &str) -> Result<ToolResult, Fail> {
         let inner = self.inner();
         let home = inner.config.home.to_string_lossy().into_owned();
-        let created_text = format!("Window {name} created: bash is starting in {home}.");
         // Names are unique: checked free, then created, with nothing of rat's in between.
         let _guard = inner.create_lock.lock().await;
         let windows = match inner.list_windows(&self.session).await? {
@@ -218,20 +198,15 @@ impl Terminals {
             None => {
                 let created = inner.create_session(&self.session).await?;
                 if let (Some(origin), FIRST_WINDOW) = (created, name) {
-                    let text = match origin {
-                        Origin::New => created_text,
-                        other => format!("{created_text} ({}.)", other.phrase()),
-                    };
-                    return Ok(ToolResult::ok(text));
+                    return Ok(ToolResult::ok(texts::window_created(name, &home, origin)));
                 }
                 inner.list_windows(&self.session).await?.unwrap_or_default()
             }
         };
         if let Some(w) = windows.into_iter().find(|w| w.name == name) {
             let w = foreground::exact(w, &inner.features());
-            return Ok(ToolResult::message(format!(
-                "Window {name} already exists, not created: it runs {} in {}.",
-                w.command, w.path
+            return Ok(ToolResult::message(texts::window_exists(
+                name, &w.command, &w.path,
             )));
         }
         let replies = inner
@@ -246,7 +221,11 @@ impl Terminals {
                 lines(&replies[0]).join(" ")
             )));
         }
-        Ok(ToolResult::ok(created_text))
+        Ok(ToolResult::ok(texts::window_created(
+            name,
+            &home,
+            Origin::New,
+        )))
     }
 
     /// close_window: terminates what runs in the window (`kill-window`), and names the processes
@@ -284,23 +263,15 @@ impl Terminals {
                         lines(&reply).join(" ")
                     )));
                 }
-                return Ok(ToolResult::message(format!(
-                    "No window {name}: nothing to close."
-                )));
+                return Ok(ToolResult::message(texts::nothing_to_close(name)));
             }
             let left = detached::left_text(&detached::left_running(noted, LEFT_GRACE).await);
-            if inner.has_session(&self.session).await? {
-                Ok(ToolResult::ok(format!("Window {name} closed.{left}")))
-            } else {
-                Ok(ToolResult::ok(format!(
-                    "Window {name} closed.{left} It was your last window: a fresh main will be \
-                     there on your next call."
-                )))
-            }
+            let last = !inner.has_session(&self.session).await?;
+            Ok(ToolResult::ok(texts::window_closed(name, &left, last)))
         }
         .await;
         result
-            .unwrap_or_else(|fail| fail.result_sent("list_windows shows whether it is still there"))
+            .unwrap_or_else(|fail| fail.result_sent(texts::LOOK_CLOSED))
             .with_log("window", name)
     }
 
@@ -471,20 +442,12 @@ impl Terminals {
         };
         if let Some(c) = first_control_char(&input.text) {
             return log(ToolResult::refused(
-                format!(
-                    "Nothing was sent: the text holds a control character, {}, on line {}. To press \
-                     keys such as Escape, C-c or C-d, use send_keys; to put content with control \
-                     characters in a file, use write_file.",
-                    c.describe(),
-                    c.line
-                ),
+                texts::control_char(&c.describe(), c.line),
                 "control character in text",
             ));
         }
         if input.text.is_empty() && !input.enter {
-            return log(ToolResult::message(
-                "Nothing was sent: the text is empty and enter is false.",
-            ));
+            return log(ToolResult::message(texts::NOTHING_TO_SEND));
         }
         let target = self.target(window);
         let client = match self.inner().client().await {
@@ -512,17 +475,11 @@ impl Terminals {
             super::prompts::LineEdit::Types
         };
         let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
-        let look = format!("read_window {window} shows whether the text arrived");
+        let look = texts::look_text(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
                 let chars = input.text.chars().count();
-                ToolResult::ok(match (chars, input.enter) {
-                    (0, _) => format!("Pressed Enter in {window}."),
-                    (n, true) => {
-                        format!("Pasted {n} characters into {window}, then pressed Enter.")
-                    }
-                    (n, false) => format!("Pasted {n} characters into {window}, without Enter."),
-                })
+                ToolResult::ok(texts::text_sent(window, chars, input.enter))
             })
             .await;
         log(self.then_wait(window, result, seconds, cancel).await)
@@ -585,19 +542,15 @@ impl Terminals {
         };
         let names = super::texts::key_names();
         if input.keys.is_empty() {
-            return log(ToolResult::refused(
-                format!("Nothing was sent: keys is empty. Give key names, one per key: {names}."),
-                "no key",
-            ));
+            return log(ToolResult::refused(texts::no_keys(&names), "no key"));
         }
         if let Some((position, key)) = first_invalid_key(&input.keys) {
             return log(ToolResult::refused(
-                format!(
-                    "Nothing was sent: unknown key {} (key {} of {}). Key names, one per key: \
-                     {names}. To type text, use send_text.",
-                    texts::quoted_cut(key),
+                texts::unknown_key(
+                    &texts::quoted_cut(key),
                     position + 1,
-                    input.keys.len()
+                    input.keys.len(),
+                    &names,
                 ),
                 "unknown key",
             ));
@@ -626,13 +579,10 @@ impl Terminals {
             .input_ok(&cmds)
             .await
             .map(|outputs| mark(&turn, &outputs, "", line_edit(&input.keys)));
-        let look = format!("read_window {window} shows whether the keys arrived");
+        let look = texts::look_keys(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
-                ToolResult::ok(format!(
-                    "Pressed in {window}: {}.",
-                    texts::keys_pressed(&input.keys)
-                ))
+                ToolResult::ok(texts::keys_sent(window, &texts::keys_pressed(&input.keys)))
             })
             .await;
         log(self.then_wait(window, result, seconds, cancel).await)
@@ -779,11 +729,7 @@ impl Terminals {
         Ok(match render(created, &capture, budget) {
             Ok(text) => ToolResult::ok(text).with_log("rows_read", capture.rows),
             Err(too_large) => ToolResult::refused(
-                format!(
-                    "The screen of {window} takes {} bytes, over the read budget of {budget}: it \
-                     can not be read. Close the window (close_window) and start over in a new one.",
-                    too_large.bytes
-                ),
+                texts::screen_over_budget(window, too_large.bytes, budget),
                 "screen over the read budget",
             )
             .with_log("screen_bytes", too_large.bytes),
@@ -894,9 +840,7 @@ impl Terminals {
             let windows = inner.list_windows(&self.session).await?;
             let Some(w) = windows.and_then(|ws| ws.into_iter().find(|w| w.name == window)) else {
                 return Ok(ToolResult::refused(
-                    format!(
-                        "{window}: the window closed while waiting (its bash exited, or close_window)."
-                    ),
+                    texts::closed_while_waiting(window),
                     "window closed while waiting",
                 ));
             };
@@ -913,7 +857,7 @@ impl Terminals {
             tokio::pin!(look_again);
             loop {
                 tokio::select! {
-                    _ = cancel.cancelled() => return Ok(ToolResult::message("The wait was cancelled.")),
+                    _ = cancel.cancelled() => return Ok(ToolResult::message(texts::WAIT_CANCELLED)),
                     _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
                     _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check).await,
                     _ = &mut look_again => break,
@@ -1216,7 +1160,7 @@ impl Terminals {
                 tail,
             );
             if behind {
-                return Ok(format!("{text}\n{BEHIND}\n{block}"));
+                return Ok(format!("{text}\n{}\n{block}", texts::BEHIND));
             }
             return Ok(format!("{text}\n{block}"));
         }
@@ -1326,22 +1270,14 @@ fn age_of(time: i64) -> i64 {
 fn finished_text(window: &str, prompt: &Record, check: &super::TerminalCheck) -> String {
     let age = ago(age_of(prompt.exit_time));
     match &prompt.exit {
-        Exit::Started => format!(
-            "{window}: bash is at its prompt ({} ago), ready for input.",
-            ago(age_of(prompt.time))
-        ),
-        Exit::Statuses(statuses) if check.tells_statuses() => format!(
-            "{window}: the command finished {age} ago{}",
-            wait_exit(statuses)
-        ),
-        Exit::Statuses(_) => format!(
-            "{window}: the command finished {age} ago. {}",
-            texts::STATUS_NOT_RECORDED
-        ),
-        Exit::Unknown => format!(
-            "{window}: the command finished {age} ago. {}",
-            texts::STATUS_UNKNOWN
-        ),
+        Exit::Started => texts::at_prompt(window, &ago(age_of(prompt.time))),
+        Exit::Statuses(statuses) if check.tells_statuses() => {
+            texts::finished_with(window, &age, &wait_exit(statuses))
+        }
+        Exit::Statuses(_) => {
+            texts::finished_without_status(window, &age, texts::STATUS_NOT_RECORDED)
+        }
+        Exit::Unknown => texts::finished_without_status(window, &age, texts::STATUS_UNKNOWN),
     }
 }
 
@@ -1352,42 +1288,22 @@ pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) 
     // A text sent before bash's first prompt is read at it, and the hook records no prompt
     // while a line waits: what runs then is the text's command, told as any other.
     if w.prompt.is_none() && w.input.is_none() {
-        return format!(
-            "{window}: no prompt recorded: bash is still starting, or its startup files replace \
-             PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses \
-             wait_window, the exit statuses and bracketed paste (multi-line text may run line by \
-             line). If a startup file assigns PROMPT_COMMAND, make it add to it instead \
-             (PROMPT_COMMAND=\"$PROMPT_COMMAND; ...\"), then use a new window."
-        );
+        return texts::no_prompt_recorded(window);
     }
     if let (Some(time), "bash") = (w.input, w.command.as_str()) {
         // bash itself in the foreground, no prompt since the input: not a command seen running.
         // The quiet hint is left out: this one points to read_window already.
-        return format!(
-            "{window}: nothing finished since your last input, {} ago: bash has shown no prompt \
-             since. A bash script or builtin may still be running (a script shows as bash), a \
-             text may wait on the command line (sent without Enter), or rat's hook was taken out \
-             of PROMPT_COMMAND in this terminal (unset, it comes back after the next \
-             command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): \
-             read_window shows which.",
-            since(time)
-        );
+        return texts::nothing_finished(window, &since(time));
     }
     let since = match w.input {
-        Some(time) => format!("{} since your last input", since(time)),
-        None => format!("after waiting {}", ago(waited)),
+        Some(time) => texts::since_input(&since(time)),
+        None => texts::after_waiting(&ago(waited)),
     };
-    let mut text = format!(
-        "{window}: still running, {since}, {} in the foreground.",
-        w.command
-    );
+    let mut text = texts::still_running(window, &since, &w.command);
     // window_activity is whole seconds (tmux's clock, truncated): its middle is taken.
     let quiet = (now - w.activity as f64 - 0.5).round() as i64;
     if quiet >= QUIET_HINT_AFTER {
-        text.push_str(&format!(
-            " Nothing was displayed for {}: normal for some commands; read_window shows whether it waits for input.",
-            ago(quiet)
-        ));
+        text.push_str(&texts::quiet_hint(&ago(quiet)));
     }
     text
 }
