@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions, commands};
 use tokio_util::sync::CancellationToken;
@@ -15,9 +15,14 @@ use super::check::TerminalCheck;
 use super::hook::{HookDir, parse_bash_version, shell_quote};
 use super::names::is_valid_name;
 use super::prompts::Prompts;
-use super::texts::{self, Origin};
-use super::window::{WindowInfo, parse_window, window_format};
+use super::texts::{self};
 use crate::tools::{ReadBudget, ToolResult};
+
+mod connection;
+mod sessions;
+mod startup_check;
+
+use sessions::Sessions;
 
 pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
 
@@ -173,77 +178,6 @@ pub(crate) struct Inner {
     pub reconnect: tokio::sync::Mutex<()>,
     /// The sessions created, to tell why one is created again (see [`Sessions`]).
     pub sessions: std::sync::Mutex<Sessions>,
-}
-
-/// The sessions of the tenant's clients, to tell a client whose session is created again why
-/// (its last window closed, or the terminals restarted) from one whose terminals never
-/// existed. Those of earlier runs of ratd are kept in a small state file of the tenant
-/// (`~/.local/state/rat/TENANT.sessions` in the terminals' home): one name a line.
-#[derive(Debug, Default)]
-pub(crate) struct Sessions {
-    /// Created on the current tmux server.
-    here: std::collections::HashSet<String>,
-    /// Created on an earlier server (a restart) or by an earlier ratd, not created again yet.
-    before: std::collections::HashSet<String>,
-    /// The state file, when there is a home to keep it in.
-    file: Option<PathBuf>,
-}
-
-impl Sessions {
-    fn load(config: &ControllerConfig) -> Sessions {
-        let file = config
-            .home
-            .join(".local/state/rat")
-            .join(format!("{}.sessions", config.tenant));
-        let before = std::fs::read_to_string(&file)
-            .map(|text| {
-                text.lines()
-                    .filter(|l| is_valid_name(l))
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Sessions {
-            here: Default::default(),
-            before,
-            file: Some(file),
-        }
-    }
-
-    /// `session` was just created: why it had to be.
-    fn created(&mut self, session: &str) -> Origin {
-        let origin = if self.here.contains(session) {
-            Origin::LastClosed
-        } else if self.before.remove(session) {
-            Origin::Restarted
-        } else {
-            Origin::New
-        };
-        if self.here.insert(session.to_string()) && origin == Origin::New {
-            self.save();
-        }
-        origin
-    }
-
-    /// The server was replaced: its sessions are from before.
-    fn restarted(&mut self) {
-        let here = std::mem::take(&mut self.here);
-        self.before.extend(here);
-    }
-
-    fn save(&self) {
-        let Some(file) = &self.file else { return };
-        let mut names: Vec<&String> = self.here.iter().chain(&self.before).collect();
-        names.sort();
-        names.dedup();
-        let text: String = names.iter().map(|n| format!("{n}\n")).collect();
-        if let Some(dir) = file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        if let Err(e) = std::fs::write(file, text) {
-            tracing::debug!(error = %e, file = %file.display(), "could not keep the sessions' state file");
-        }
-    }
 }
 
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
@@ -430,141 +364,6 @@ impl Controller {
             session: session.to_string(),
         }
     }
-
-    /// The startup check (`docs/design/terminals.md`, The startup check), 10 seconds at most: a
-    /// terminal is started as every terminal is (a session of its own on rat's server, login bash,
-    /// the terminals' environment, `TERM` and `TMUX` included), then four lines are typed in it:
-    ///
-    /// 1. `unset HISTFILE` (an interactive bash saves its history when it exits);
-    /// 2. `false`: the hook must record `1`;
-    /// 3. `false | true`, after saving what the hook recorded: it must record `1 0`;
-    /// 4. a line printing both, whether bracketed paste is on at the prompt (`bind -v`, as
-    ///    readline reports it), and what `PROMPT_COMMAND` became, for the log.
-    ///
-    /// Typed rather than given with `-c`, each line makes bash show its prompt, running
-    /// `PROMPT_COMMAND` as in any terminal: what is checked is what the prompt ends up with,
-    /// whoever set it (a startup file assigning `PROMPT_COMMAND` replaces rat's hook: no
-    /// prompt; one prepending a command, starship-style, loses the statuses). A check that can
-    /// not run (a startup file blocking, which blocks every terminal too) is taken as nothing
-    /// holding. The outcome is kept: it words the texts of `list_windows` and `wait_window`.
-    pub async fn check_terminals(&self) -> TerminalCheck {
-        let started = Instant::now();
-        let outcome = match tokio::time::timeout(CHECK_TIMEOUT, self.run_check()).await {
-            Ok(Ok(check)) => check,
-            Ok(Err(problem)) => TerminalCheck::not_run(problem, started.elapsed()),
-            Err(_) => TerminalCheck::not_run(
-                "bash showed no answer within 10 s: a startup file may block, and blocks every terminal too",
-                started.elapsed(),
-            ),
-        };
-        let outcome = TerminalCheck {
-            duration: started.elapsed(),
-            ..outcome
-        };
-        if let Ok(client) = self.inner.client().await {
-            let _ = client
-                .reply(&Command::new("kill-session").args(["-t", &format!("={CHECK_SESSION}")]))
-                .await;
-        }
-        *self.inner.check.write().unwrap_or_else(|e| e.into_inner()) = outcome.clone();
-        outcome
-    }
-
-    async fn run_check(&self) -> Result<TerminalCheck, String> {
-        let client = self
-            .inner
-            .client()
-            .await
-            .map_err(|_| "the tmux server is not running".to_string())?;
-        let home = self.inner.config.home.to_string_lossy().into_owned();
-        let target = format!("={CHECK_SESSION}:");
-        // Builtins named as such and `\command`: a startup file's aliases or functions (echo,
-        // bind, grep) must not change what the check reads.
-        let script = "unset HISTFILE\n(exit 1)\n__rat_c1=${__rat_st-}; (exit 1) | (exit 0)\n\
-            builtin echo \"RAT-CHECK[${__rat_c1-}][${__rat_st-}][$(builtin bind -v 2>/dev/null | \\command \\grep -c '^set enable-bracketed-paste on')]\"; \
-            builtin echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
-        let replies = client
-            .input(&[
-                new_terminal_session(CHECK_SESSION, None, &home),
-                Command::new("set-buffer").args(["-b", "rat-check", "--", script]),
-                // Typed (no -p): each new line is Enter, so each line gets a prompt of its own.
-                Command::new("paste-buffer").args(["-b", "rat-check", "-t", &target, "-r", "-d"]),
-            ])
-            .await
-            .map_err(|e| format!("could not start the check's terminal: {e}"))?;
-        if let Some(failed) = replies.iter().find(|r| !r.success) {
-            return Err(format!(
-                "could not start the check's terminal: {}",
-                lines(failed).join(" ")
-            ));
-        }
-        loop {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            let reply = client
-                .reply(
-                    &Command::new("capture-pane").args(["-p", "-J", "-S", "-200", "-t", &target]),
-                )
-                .await
-                .map_err(|e| format!("could not read the check's terminal: {e}"))?;
-            let screen = lines(&reply);
-            let Some(line) = screen.iter().find(|l| l.starts_with("RAT-CHECK[")) else {
-                continue;
-            };
-            let fields: Vec<&str> = line
-                .trim_end()
-                .trim_start_matches("RAT-CHECK[")
-                .trim_end_matches(']')
-                .split("][")
-                .collect();
-            let prompt_command = screen
-                .iter()
-                .find_map(|l| l.strip_prefix("RAT-PC["))
-                .map(|pc| pc.trim_end().trim_end_matches(']').to_string());
-            let [first, second, paste] = fields[..] else {
-                return Err(format!("unexpected answer of the check: {line:?}"));
-            };
-            // The hook ran (its variables are set): its records must reach ratd too.
-            let recorded = self.check_pane_recorded(&client, &target).await;
-            return Ok(TerminalCheck {
-                ran: true,
-                bracketed_paste: paste != "0" && !paste.is_empty(),
-                prompts: !second.is_empty() && recorded,
-                statuses: first == "1" && second == "1,0",
-                prompt_command,
-                problem: None,
-                duration: Duration::ZERO,
-            });
-        }
-    }
-}
-
-impl Controller {
-    /// Whether a prompt of the check's pane reached ratd, waiting a second at most for the
-    /// record of its last prompt (written before bash printed the line that ended the check).
-    async fn check_pane_recorded(&self, client: &Client, target: &str) -> bool {
-        let Ok(reply) = client
-            .reply(&Command::new("list-panes").args(["-t", target, "-F", "#{pane_id}"]))
-            .await
-        else {
-            return false;
-        };
-        let Some(pane) = lines(&reply)
-            .first()
-            .and_then(|id| id.strip_prefix('%'))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            return false;
-        };
-        let prompts = self.inner.live_any().prompts;
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while Instant::now() < deadline {
-            if prompts.pane(pane).prompt.is_some() {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        false
-    }
 }
 
 /// `word` as one word for bash: as it is when it holds only letters, digits and `/._-+,`, else
@@ -580,9 +379,6 @@ fn shell_word(word: &str) -> String {
         shell_quote(word)
     }
 }
-
-/// The session of the startup check: longer than any client name can be, so no client's.
-const CHECK_SESSION: &str = "rat-startup-check-of-the-terminals";
 
 async fn check_bash(bash: &Path) -> Result<(), StartError> {
     let output = tokio::process::Command::new(bash)
@@ -682,133 +478,4 @@ async fn start_live(
         client,
         prompts,
     })
-}
-
-impl Inner {
-    /// The current server, dead or alive.
-    pub(crate) fn live_any(&self) -> Live {
-        self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// What the connected tmux server does differently from other versions (tmux-cc's table).
-    pub(crate) fn features(&self) -> tmux_cc::Features {
-        self.live_any().client.features().clone()
-    }
-
-    /// The control connection, unless the terminals restart. A control connection that ended
-    /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
-    /// would notice it, as the server did not die.
-    pub(crate) async fn client(&self) -> Result<Client, Fail> {
-        let live = self.live_any();
-        if self.restarting.load(Ordering::SeqCst) || live.server.exit().is_some() {
-            return Err(Fail::Restarting);
-        }
-        if live.client.end().is_none() {
-            return Ok(live.client);
-        }
-        let _reconnecting = self.reconnect.lock().await;
-        let live = self.live_any();
-        if live.client.end().is_none() {
-            return Ok(live.client);
-        }
-        if live.server.exit().is_some() {
-            return Err(Fail::Restarting);
-        }
-        tracing::warn!(end = ?live.client.end(), "the tmux control connection ended while its server runs: connecting again");
-        let client = live
-            .server
-            .connect(ClientOptions {
-                command_timeout: self.config.command_timeout,
-                ..ClientOptions::default()
-            })
-            .await
-            .map_err(|e| Fail::Internal(format!("reconnecting to tmux failed: {e}")))?;
-        self.live.write().unwrap_or_else(|e| e.into_inner()).client = client.clone();
-        Ok(client)
-    }
-
-    pub(crate) fn map_error(&self, e: tmux_cc::Error) -> Fail {
-        match e {
-            tmux_cc::Error::ConnectionEnded(_) => Fail::Restarting,
-            tmux_cc::Error::Timeout { .. } => Fail::Timeout(e.to_string()),
-            other => Fail::Internal(other.to_string()),
-        }
-    }
-
-    /// Sends commands as one write, returning every reply.
-    pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, Fail> {
-        let client = self.client().await?;
-        client.input(cmds).await.map_err(|e| self.map_error(e))
-    }
-
-    /// One command's reply.
-    pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, Fail> {
-        let client = self.client().await?;
-        client.reply(&cmd).await.map_err(|e| self.map_error(e))
-    }
-
-    /// The windows of `session`, `None` when it does not exist.
-    pub(crate) async fn list_windows(
-        &self,
-        session: &str,
-    ) -> Result<Option<Vec<WindowInfo>>, Fail> {
-        let reply = self
-            .reply(commands::list_windows(
-                &format!("={session}"),
-                &window_format(false),
-            ))
-            .await?;
-        if !reply.success {
-            // The only way list-windows fails on a running server: the session is missing.
-            return Ok(None);
-        }
-        let home = self.config.home.to_string_lossy();
-        let prompts = self.live_any().prompts;
-        Ok(Some(
-            lines(&reply)
-                .iter()
-                .filter_map(|l| parse_window(l, false))
-                .map(|mut w| {
-                    w.fill(&prompts, &home);
-                    w
-                })
-                .collect(),
-        ))
-    }
-
-    /// Whether `session` exists.
-    pub(crate) async fn has_session(&self, session: &str) -> Result<bool, Fail> {
-        Ok(self
-            .reply(Command::new("has-session").args(["-t", &format!("={session}")]))
-            .await?
-            .success)
-    }
-
-    /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
-    /// whether this call created it, and why it had to (`None`: created concurrently, not an
-    /// error).
-    pub(crate) async fn create_session(&self, session: &str) -> Result<Option<Origin>, Fail> {
-        let home = self.config.home.to_string_lossy().into_owned();
-        let replies = self
-            .input(&[
-                new_terminal_session(session, Some(FIRST_WINDOW), &home),
-                resize_to_terminal(&format!("={session}:={FIRST_WINDOW}")),
-            ])
-            .await?;
-        if replies[0].success {
-            let origin = self
-                .sessions
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .created(session);
-            return Ok(Some(origin));
-        }
-        if self.has_session(session).await? {
-            return Ok(None);
-        }
-        Err(Fail::Internal(format!(
-            "new-session failed: {}",
-            lines(&replies[0]).join(" ")
-        )))
-    }
 }
