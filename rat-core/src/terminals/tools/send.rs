@@ -5,13 +5,13 @@
 use tmux_cc::{Client, Command};
 use tokio_util::sync::CancellationToken;
 
+use crate::terminals::control_chars::first_control_char;
 use crate::terminals::controller::Fail;
 use crate::terminals::foreground;
 use crate::terminals::input::{SendKeys, SendText, checked_send_wait};
 use crate::terminals::keys::first_invalid_key;
 use crate::terminals::output::{PROBE, Probe};
 use crate::terminals::prompts::{InputTurn, LineEdit};
-use crate::terminals::text::first_control_char;
 use crate::terminals::texts::{self, Origin};
 use crate::terminals::window::WindowInfo;
 use crate::tools::{Outcome, ToolResult};
