@@ -77,7 +77,7 @@ impl ControllerConfig {
 /// Why the controller could not start its server (`docs/design/terminals.md`, Startup, step 2).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartError {
+pub enum ControllerStartError {
     /// The tenant is not a plain name.
     #[error("invalid tenant name {0:?}: only letters, digits, '_' and '-', up to 32 characters")]
     BadTenant(String),
@@ -127,15 +127,15 @@ pub enum StartError {
 
 /// A running server, its control connection, and what its terminals' hooks told.
 #[derive(Clone)]
-pub(crate) struct Live {
+pub(crate) struct RunningServer {
     pub server: Server,
     pub client: Client,
     pub prompts: Arc<Prompts>,
 }
 
-/// Why a tmux command could not be run, told to agents by [`Fail::result`].
+/// Why a tmux command could not be run, told to agents by [`TmuxFailure::result`].
 #[derive(Debug)]
-pub(crate) enum Fail {
+pub(crate) enum TmuxFailure {
     /// The server died or restarts.
     Restarting,
     /// tmux did not answer in time.
@@ -144,32 +144,36 @@ pub(crate) enum Fail {
     Internal(String),
 }
 
-impl Fail {
+impl TmuxFailure {
     pub(crate) fn result(self) -> ToolResult {
         match self {
-            Fail::Restarting => ToolResult::failed(texts::RESTARTING, "tmux server restarting"),
-            Fail::Timeout(cause) => ToolResult::failed(texts::NOT_ANSWERING, cause),
-            Fail::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
+            TmuxFailure::Restarting => {
+                ToolResult::failed(texts::RESTARTING, "tmux server restarting")
+            }
+            TmuxFailure::Timeout(cause) => ToolResult::failed(texts::NOT_ANSWERING, cause),
+            TmuxFailure::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
         }
     }
 
-    /// As [`Fail::result`], for a call whose commands were written to tmux: a timeout then
+    /// As [`TmuxFailure::result`], for a call whose commands were written to tmux: a timeout then
     /// says they may still take effect, and `look` how to see whether they did.
     pub(crate) fn result_sent(self, look: &str) -> ToolResult {
         match self {
-            Fail::Timeout(cause) => ToolResult::failed(texts::not_answering_sent(look), cause),
+            TmuxFailure::Timeout(cause) => {
+                ToolResult::failed(texts::not_answering_sent(look), cause)
+            }
             other => other.result(),
         }
     }
 }
 
-pub(crate) struct Inner {
+pub(crate) struct ControllerState {
     pub config: ControllerConfig,
     /// The tmux program, absolute.
     pub tmux: PathBuf,
     /// The bash program, absolute.
     pub bash: PathBuf,
-    pub live: RwLock<Live>,
+    pub live: RwLock<RunningServer>,
     pub restarting: AtomicBool,
     pub stopping: CancellationToken,
     pub check: RwLock<TerminalCheck>,
@@ -184,7 +188,7 @@ pub(crate) struct Inner {
 /// [`Terminals`](super::Terminals) bound to sessions. Cheap to clone.
 #[derive(Clone)]
 pub struct Controller {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Arc<ControllerState>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -251,25 +255,25 @@ impl Controller {
     ///   `tmux` typed there reaches rat's server, not the user's.
     ///
     /// # Errors
-    /// [`StartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
+    /// [`ControllerStartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
     /// older than 3.3, bash missing or older than 4.4, or the setup failing.
-    pub async fn start(config: ControllerConfig) -> Result<Controller, StartError> {
+    pub async fn start(config: ControllerConfig) -> Result<Controller, ControllerStartError> {
         if !is_valid_name(&config.tenant) {
-            return Err(StartError::BadTenant(config.tenant));
+            return Err(ControllerStartError::BadTenant(config.tenant));
         }
         let tmux = resolve(&config.tmux).ok_or_else(|| {
-            StartError::Tmux(tmux_cc::Error::TmuxMissing {
+            ControllerStartError::Tmux(tmux_cc::Error::TmuxMissing {
                 path: config.tmux.clone(),
             })
         })?;
-        let bash = resolve(&config.bash).ok_or_else(|| StartError::BashMissing {
+        let bash = resolve(&config.bash).ok_or_else(|| ControllerStartError::BashMissing {
             path: config.bash.clone(),
         })?;
         check_bash(&bash).await?;
         let live = start_live(&config, &tmux, &bash).await?;
         let config_copy = config.clone();
         Ok(Controller {
-            inner: Arc::new(Inner {
+            inner: Arc::new(ControllerState {
                 config,
                 tmux,
                 bash,
@@ -317,7 +321,7 @@ impl Controller {
     ///
     /// # Errors
     /// As [`Controller::start`] (a stray server may hold the socket: `ServerSocketInUse`).
-    pub async fn restart(&self) -> Result<(), StartError> {
+    pub async fn restart(&self) -> Result<(), ControllerStartError> {
         self.inner.restarting.store(true, Ordering::SeqCst);
         let old = self.inner.live_any();
         if old.server.exit().is_none() {
@@ -380,23 +384,23 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-async fn check_bash(bash: &Path) -> Result<(), StartError> {
+async fn check_bash(bash: &Path) -> Result<(), ControllerStartError> {
     let output = tokio::process::Command::new(bash)
         .arg("--version")
         .env("LC_ALL", "C")
         .output()
         .await
-        .map_err(|_| StartError::BashMissing {
+        .map_err(|_| ControllerStartError::BashMissing {
             path: bash.to_path_buf(),
         })?;
     let said = String::from_utf8_lossy(&output.stdout);
     match parse_bash_version(&said) {
         Some((version, _)) if version >= MIN_BASH => Ok(()),
-        Some((_, written)) => Err(StartError::BashTooOld {
+        Some((_, written)) => Err(ControllerStartError::BashTooOld {
             version: written,
             path: bash.to_path_buf(),
         }),
-        None => Err(StartError::BashTooOld {
+        None => Err(ControllerStartError::BashTooOld {
             version: format!(
                 "of unknown version ({:?})",
                 said.lines().next().unwrap_or("")
@@ -410,17 +414,17 @@ async fn start_live(
     config: &ControllerConfig,
     tmux: &Path,
     bash: &Path,
-) -> Result<Live, StartError> {
+) -> Result<RunningServer, ControllerStartError> {
     // The server starts in the home directory: missing, spawning it fails with ENOENT, which
     // would read as tmux missing.
     if !config.home.is_dir() {
-        return Err(StartError::HomeMissing {
+        return Err(ControllerStartError::HomeMissing {
             path: config.home.clone(),
         });
     }
     let mut options = ServerOptions::new(config.socket_name());
     options.tmux = tmux.to_path_buf();
-    let hooks = HookDir::create().map_err(StartError::Hook)?;
+    let hooks = HookDir::create().map_err(ControllerStartError::Hook)?;
     // bash reads rat's start-up file, which reads the login files, then puts the hook first.
     // tmux names a pane whose bash is still starting after this command's first word, cut at
     // its first space (`/usr/bin/bash` reads `bash`, as the bash it becomes): quoted only when
@@ -431,7 +435,9 @@ async fn start_live(
         shell_word(&hooks.rc_path().to_string_lossy())
     );
     let prompts = Prompts::new(hooks);
-    prompts.start_reading().map_err(StartError::Hook)?;
+    prompts
+        .start_reading()
+        .map_err(ControllerStartError::Hook)?;
     options.env_remove = vec![
         OsString::from("NOTIFY_SOCKET"),
         OsString::from("PROMPT_COMMAND"),
@@ -448,9 +454,9 @@ async fn start_live(
     options.current_dir = Some(config.home.clone());
     let server = Server::start_with(options).await.map_err(|e| match e {
         tmux_cc::Error::ServerSocketInUse { socket, pid } => {
-            StartError::ServerSocketInUse { socket, pid }
+            ControllerStartError::ServerSocketInUse { socket, pid }
         }
-        other => StartError::Tmux(other),
+        other => ControllerStartError::Tmux(other),
     })?;
     let client = server
         .connect(ClientOptions {
@@ -458,7 +464,7 @@ async fn start_live(
             ..ClientOptions::default()
         })
         .await
-        .map_err(StartError::Setup)?;
+        .map_err(ControllerStartError::Setup)?;
     let (w, h) = TERMINAL_SIZE;
     client
         .input_ok(&[
@@ -472,8 +478,8 @@ async fn start_live(
             Command::new("set-option").args(["-s", "message-limit", "0"]),
         ])
         .await
-        .map_err(StartError::Setup)?;
-    Ok(Live {
+        .map_err(ControllerStartError::Setup)?;
+    Ok(RunningServer {
         server,
         client,
         prompts,

@@ -49,7 +49,7 @@ pub use control_chars as text;
 
 pub use check::TerminalCheck;
 pub use controller::{
-    Controller, ControllerConfig, ExitKind, ServerExit, StartError, StopReport, StopStep,
+    Controller, ControllerConfig, ControllerStartError, ExitKind, ServerExit, StopReport, StopStep,
 };
 pub use input::{
     CloseWindow, CreateWindow, ListWindows, ReadWindow, SendKeys, SendText, WaitWindow,

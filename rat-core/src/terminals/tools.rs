@@ -9,14 +9,16 @@ use std::time::Duration;
 
 use tmux_cc::Command;
 
-use super::controller::{Controller, FIRST_WINDOW, Fail, lines, resize_to_terminal, unix_now};
+use super::controller::{
+    Controller, FIRST_WINDOW, TmuxFailure, lines, resize_to_terminal, unix_now,
+};
 use super::hook::Exit;
 use super::input::{CloseWindow, CreateWindow};
 use super::names::{is_valid_name, is_valid_window_name};
 use super::prompts::now_f64;
 use super::status::{ago, list_exit};
 use super::texts::{self, Origin};
-use super::window::WindowInfo;
+use super::window::WindowDescription;
 use super::{detached, foreground};
 use crate::tools::ToolResult;
 
@@ -45,7 +47,7 @@ enum Missing {
 }
 
 impl Terminals {
-    fn inner(&self) -> &super::controller::Inner {
+    fn inner(&self) -> &super::controller::ControllerState {
         &self.controller.inner
     }
 
@@ -70,7 +72,7 @@ impl Terminals {
     }
 
     /// One line of `list_windows` for `w`.
-    fn describe(&self, w: &WindowInfo, now: i64) -> String {
+    fn describe(&self, w: &WindowDescription, now: i64) -> String {
         let check = self.controller.terminal_check();
         let mut line = texts::window_line(&w.name, &w.command, &w.path, &ago(now - w.activity));
         if check.records_prompts() {
@@ -119,7 +121,7 @@ impl Terminals {
         }
     }
 
-    async fn list_windows_inner(&self) -> Result<ToolResult, Fail> {
+    async fn list_windows_inner(&self) -> Result<ToolResult, TmuxFailure> {
         let inner = self.inner();
         let mut created = None;
         let windows = match inner.list_windows(&self.session).await? {
@@ -127,12 +129,12 @@ impl Terminals {
             None => {
                 created = inner.create_session(&self.session).await?;
                 inner.list_windows(&self.session).await?.ok_or_else(|| {
-                    Fail::Internal("session missing right after its creation".into())
+                    TmuxFailure::Internal("session missing right after its creation".into())
                 })?
             }
         };
         let features = inner.features();
-        let windows: Vec<WindowInfo> = windows
+        let windows: Vec<WindowDescription> = windows
             .into_iter()
             .map(|w| foreground::exact(w, &features))
             .collect();
@@ -161,7 +163,7 @@ impl Terminals {
         }
     }
 
-    async fn create_window_inner(&self, name: &str) -> Result<ToolResult, Fail> {
+    async fn create_window_inner(&self, name: &str) -> Result<ToolResult, TmuxFailure> {
         let inner = self.inner();
         let home = inner.config.home.to_string_lossy().into_owned();
         // Names are unique: checked free, then created, with nothing of rat's in between.
@@ -189,7 +191,7 @@ impl Terminals {
             ])
             .await?;
         if !replies[0].success {
-            return Err(Fail::Internal(format!(
+            return Err(TmuxFailure::Internal(format!(
                 "new-window failed: {}",
                 lines(&replies[0]).join(" ")
             )));
@@ -231,7 +233,7 @@ impl Terminals {
                     .await?
                     .is_some_and(|windows| windows.iter().any(|w| &w.name == name));
                 if exists {
-                    return Err(Fail::Internal(format!(
+                    return Err(TmuxFailure::Internal(format!(
                         "kill-window failed on an existing window: {}",
                         lines(&reply).join(" ")
                     )));
@@ -250,7 +252,7 @@ impl Terminals {
 
     /// Tells why an input found no window: the session missing (created now, nothing sent) or
     /// the window.
-    async fn explain_missing(&self) -> Result<Missing, Fail> {
+    async fn explain_missing(&self) -> Result<Missing, TmuxFailure> {
         let inner = self.inner();
         if inner.has_session(&self.session).await? {
             return Ok(Missing::Window);
@@ -291,8 +293,8 @@ mod tests {
         input: Option<f64>,
         prompt: Option<Record>,
         activity: i64,
-    ) -> WindowInfo {
-        WindowInfo {
+    ) -> WindowDescription {
+        WindowDescription {
             session: None,
             name: "build".into(),
             activity,

@@ -7,13 +7,13 @@ use std::sync::atomic::Ordering;
 use tmux_cc::{Client, ClientOptions, Command, Reply, commands};
 
 use crate::terminals::texts::Origin;
-use crate::terminals::window::{WindowInfo, parse_window, window_format};
+use crate::terminals::window::{WindowDescription, parse_window, window_format};
 
 use super::*;
 
-impl Inner {
+impl ControllerState {
     /// The current server, dead or alive.
-    pub(crate) fn live_any(&self) -> Live {
+    pub(crate) fn live_any(&self) -> RunningServer {
         self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -25,10 +25,10 @@ impl Inner {
     /// The control connection, unless the terminals restart. A control connection that ended
     /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
     /// would notice it, as the server did not die.
-    pub(crate) async fn client(&self) -> Result<Client, Fail> {
+    pub(crate) async fn client(&self) -> Result<Client, TmuxFailure> {
         let live = self.live_any();
         if self.restarting.load(Ordering::SeqCst) || live.server.exit().is_some() {
-            return Err(Fail::Restarting);
+            return Err(TmuxFailure::Restarting);
         }
         if live.client.end().is_none() {
             return Ok(live.client);
@@ -39,7 +39,7 @@ impl Inner {
             return Ok(live.client);
         }
         if live.server.exit().is_some() {
-            return Err(Fail::Restarting);
+            return Err(TmuxFailure::Restarting);
         }
         tracing::warn!(end = ?live.client.end(), "the tmux control connection ended while its server runs: connecting again");
         let client = live
@@ -49,27 +49,27 @@ impl Inner {
                 ..ClientOptions::default()
             })
             .await
-            .map_err(|e| Fail::Internal(format!("reconnecting to tmux failed: {e}")))?;
+            .map_err(|e| TmuxFailure::Internal(format!("reconnecting to tmux failed: {e}")))?;
         self.live.write().unwrap_or_else(|e| e.into_inner()).client = client.clone();
         Ok(client)
     }
 
-    pub(crate) fn map_error(&self, e: tmux_cc::Error) -> Fail {
+    pub(crate) fn map_error(&self, e: tmux_cc::Error) -> TmuxFailure {
         match e {
-            tmux_cc::Error::ConnectionEnded(_) => Fail::Restarting,
-            tmux_cc::Error::Timeout { .. } => Fail::Timeout(e.to_string()),
-            other => Fail::Internal(other.to_string()),
+            tmux_cc::Error::ConnectionEnded(_) => TmuxFailure::Restarting,
+            tmux_cc::Error::Timeout { .. } => TmuxFailure::Timeout(e.to_string()),
+            other => TmuxFailure::Internal(other.to_string()),
         }
     }
 
     /// Sends commands as one write, returning every reply.
-    pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, Fail> {
+    pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, TmuxFailure> {
         let client = self.client().await?;
         client.input(cmds).await.map_err(|e| self.map_error(e))
     }
 
     /// One command's reply.
-    pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, Fail> {
+    pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, TmuxFailure> {
         let client = self.client().await?;
         client.reply(&cmd).await.map_err(|e| self.map_error(e))
     }
@@ -78,7 +78,7 @@ impl Inner {
     pub(crate) async fn list_windows(
         &self,
         session: &str,
-    ) -> Result<Option<Vec<WindowInfo>>, Fail> {
+    ) -> Result<Option<Vec<WindowDescription>>, TmuxFailure> {
         let reply = self
             .reply(commands::list_windows(
                 &format!("={session}"),
@@ -104,7 +104,7 @@ impl Inner {
     }
 
     /// Whether `session` exists.
-    pub(crate) async fn has_session(&self, session: &str) -> Result<bool, Fail> {
+    pub(crate) async fn has_session(&self, session: &str) -> Result<bool, TmuxFailure> {
         Ok(self
             .reply(Command::new("has-session").args(["-t", &format!("={session}")]))
             .await?
@@ -114,7 +114,10 @@ impl Inner {
     /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
     /// whether this call created it, and why it had to (`None`: created concurrently, not an
     /// error).
-    pub(crate) async fn create_session(&self, session: &str) -> Result<Option<Origin>, Fail> {
+    pub(crate) async fn create_session(
+        &self,
+        session: &str,
+    ) -> Result<Option<Origin>, TmuxFailure> {
         let home = self.config.home.to_string_lossy().into_owned();
         let replies = self
             .input(&[
@@ -133,7 +136,7 @@ impl Inner {
         if self.has_session(session).await? {
             return Ok(None);
         }
-        Err(Fail::Internal(format!(
+        Err(TmuxFailure::Internal(format!(
             "new-session failed: {}",
             lines(&replies[0]).join(" ")
         )))

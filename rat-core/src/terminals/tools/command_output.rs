@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tmux_cc::Command;
 
-use crate::terminals::controller::{Fail, lines};
+use crate::terminals::controller::{TmuxFailure, lines};
 use crate::terminals::texts;
 use output::Probe;
 
@@ -40,7 +40,7 @@ impl Terminals {
         pane: u32,
         text: String,
         finished: bool,
-    ) -> Result<String, Fail> {
+    ) -> Result<String, TmuxFailure> {
         let inner = self.inner();
         let target = self.target(window);
         let prompts = inner.live_any().prompts;

@@ -3,10 +3,10 @@
 
 use tmux_cc::Command;
 
-use crate::terminals::controller::{FIRST_WINDOW, Fail, HISTORY_LIMIT, lines};
+use crate::terminals::controller::{FIRST_WINDOW, HISTORY_LIMIT, TmuxFailure, lines};
 use crate::terminals::foreground;
 use crate::terminals::input::ReadWindow;
-use crate::terminals::screen::{Capture, render, trim_capture};
+use crate::terminals::screen::{ScreenCapture, render, trim_capture};
 use crate::terminals::texts;
 use crate::tools::ToolResult;
 
@@ -31,7 +31,11 @@ impl Terminals {
             .with_log("rows_asked", asked)
     }
 
-    async fn capture(&self, window: &str, asked: u32) -> Result<Option<Capture>, Fail> {
+    async fn capture(
+        &self,
+        window: &str,
+        asked: u32,
+    ) -> Result<Option<ScreenCapture>, TmuxFailure> {
         let target = self.target(window);
         let rows = asked.min(HISTORY_LIMIT);
         let mut joined = Command::new("capture-pane").args(["-p", "-J"]);
@@ -86,7 +90,9 @@ impl Terminals {
             pane_pid,
         ] = numbers[..]
         else {
-            return Err(Fail::Internal(format!("unexpected window state {state:?}")));
+            return Err(TmuxFailure::Internal(format!(
+                "unexpected window state {state:?}"
+            )));
         };
         let alternate = alternate == 1;
         let continued = !alternate
@@ -102,7 +108,7 @@ impl Terminals {
                 (rows as i64).min(history) as u32,
             )
         };
-        Ok(Some(Capture {
+        Ok(Some(ScreenCapture {
             alternate,
             // tmux names bash when a job's leader ended while the rest of it runs (a pager
             // behind a pipe): that program holds the full screen, not one that ended.
@@ -124,7 +130,7 @@ impl Terminals {
         }))
     }
 
-    async fn read_inner(&self, window: &str, asked: u32) -> Result<ToolResult, Fail> {
+    async fn read_inner(&self, window: &str, asked: u32) -> Result<ToolResult, TmuxFailure> {
         let mut created = None;
         let capture = match self.capture(window, asked).await? {
             Some(capture) => capture,
@@ -144,7 +150,7 @@ impl Terminals {
                 Missing::Session(origin) => {
                     created = Some(origin);
                     self.capture(window, asked).await?.ok_or_else(|| {
-                        Fail::Internal("main missing right after its creation".into())
+                        TmuxFailure::Internal("main missing right after its creation".into())
                     })?
                 }
             },

@@ -6,14 +6,14 @@ use tmux_cc::{Client, Command};
 use tokio_util::sync::CancellationToken;
 
 use crate::terminals::control_chars::first_control_char;
-use crate::terminals::controller::Fail;
+use crate::terminals::controller::TmuxFailure;
 use crate::terminals::foreground;
 use crate::terminals::input::{SendKeys, SendText, checked_send_wait};
 use crate::terminals::keys::first_invalid_key;
 use crate::terminals::output::{PROBE, Probe};
 use crate::terminals::prompts::{InputTurn, LineEdit};
 use crate::terminals::texts::{self, Origin};
-use crate::terminals::window::WindowInfo;
+use crate::terminals::window::WindowDescription;
 use crate::tools::{Outcome, ToolResult};
 
 use super::{Missing, Terminals};
@@ -36,7 +36,10 @@ impl Terminals {
 
     /// The pane an input to `window` goes to (its active pane), or why there is none: the
     /// session missing (created now, nothing sent) or the window.
-    async fn input_pane(&self, window: &str) -> Result<Result<WindowInfo, Missing>, Fail> {
+    async fn input_pane(
+        &self,
+        window: &str,
+    ) -> Result<Result<WindowDescription, Missing>, TmuxFailure> {
         let inner = self.inner();
         match inner.list_windows(&self.session).await? {
             None => {
@@ -65,7 +68,7 @@ impl Terminals {
             w.input.is_none() && w.prompt.is_some() && until_readline_reads(&w).await;
         let prompts = self.inner().live_any().prompts;
         let mut turn = prompts.start_input(w.pane).await.map_err(|e| {
-            Fail::Internal(format!("recording an input for the prompt hook: {e}")).result()
+            TmuxFailure::Internal(format!("recording an input for the prompt hook: {e}")).result()
         })?;
         turn.editor_reads = editor_reads;
         Ok(turn)
@@ -93,10 +96,10 @@ impl Terminals {
                 let _ = client.with_timeout(WRITTEN_WAIT).written().await;
                 match turn.answered() {
                     Ok(()) => ok(),
-                    Err(e) => {
-                        Fail::Internal(format!("recording an input for the prompt hook: {e}"))
-                            .result()
-                    }
+                    Err(e) => TmuxFailure::Internal(format!(
+                        "recording an input for the prompt hook: {e}"
+                    ))
+                    .result(),
                 }
             }
             // Written, maybe read later: left in flight, which the hook knows.
@@ -120,7 +123,11 @@ impl Terminals {
 
     /// Tells why an input failed: a command refused by tmux means a missing window or session
     /// (asked to tmux, never read from its message); the session is then created.
-    async fn explain_input_error(&self, window: &str, e: tmux_cc::Error) -> Result<Missing, Fail> {
+    async fn explain_input_error(
+        &self,
+        window: &str,
+        e: tmux_cc::Error,
+    ) -> Result<Missing, TmuxFailure> {
         let inner = self.inner();
         if !matches!(e, tmux_cc::Error::Command { .. }) {
             return Err(inner.map_error(e));
@@ -131,7 +138,7 @@ impl Terminals {
                 Ok(Missing::Session(origin.unwrap_or(Origin::New)))
             }
             Some(windows) if windows.iter().any(|w| w.name == window) => {
-                Err(Fail::Internal(e.to_string()))
+                Err(TmuxFailure::Internal(e.to_string()))
             }
             Some(_) => Ok(Missing::Window),
         }
@@ -386,7 +393,7 @@ const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// line (docs/design/prompts.md, "Before readline reads"). A bash that never leaves canonical
 /// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before. Whether
 /// the editor was seen reading.
-async fn until_readline_reads(w: &WindowInfo) -> bool {
+async fn until_readline_reads(w: &WindowDescription) -> bool {
     let started = std::time::Instant::now();
     loop {
         match foreground::reads_keys(w.pane_pid) {

@@ -6,14 +6,14 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::terminals::TerminalCheck;
-use crate::terminals::controller::{FIRST_WINDOW, Fail};
+use crate::terminals::controller::{FIRST_WINDOW, TmuxFailure};
 use crate::terminals::foreground;
 use crate::terminals::hook::{Exit, Record};
 use crate::terminals::input::WaitWindow;
 use crate::terminals::prompts::now_f64;
 use crate::terminals::status::{ago, wait_exit};
 use crate::terminals::texts::{self, Origin};
-use crate::terminals::window::WindowInfo;
+use crate::terminals::window::WindowDescription;
 use crate::tools::ToolResult;
 
 use super::{Terminals, age_of};
@@ -68,7 +68,7 @@ impl Terminals {
         window: &str,
         seconds: u32,
         cancel: CancellationToken,
-    ) -> Result<ToolResult, Fail> {
+    ) -> Result<ToolResult, TmuxFailure> {
         let check = self.controller.terminal_check();
         if !check.records_prompts() {
             return Ok(ToolResult::refused(
@@ -118,7 +118,7 @@ impl Terminals {
         seconds: u32,
         cancel: CancellationToken,
         check: &TerminalCheck,
-    ) -> Result<ToolResult, Fail> {
+    ) -> Result<ToolResult, TmuxFailure> {
         let inner = self.inner();
         let started = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(u64::from(seconds));
@@ -169,10 +169,10 @@ impl Terminals {
     async fn timed_out(
         &self,
         window: &str,
-        w: WindowInfo,
+        w: WindowDescription,
         started: std::time::Instant,
         check: &TerminalCheck,
-    ) -> Result<ToolResult, Fail> {
+    ) -> Result<ToolResult, TmuxFailure> {
         if w.finished() {
             let text = self.finished_text(window, &w, check);
             return Ok(ToolResult::ok(
@@ -188,7 +188,7 @@ impl Terminals {
             ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
         })
     }
-    fn finished_text(&self, window: &str, w: &WindowInfo, check: &TerminalCheck) -> String {
+    fn finished_text(&self, window: &str, w: &WindowDescription, check: &TerminalCheck) -> String {
         let prompt = w.prompt.as_ref().expect("finished means a prompt");
         finished_text(window, prompt, check)
     }
@@ -210,7 +210,7 @@ fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String
 }
 
 /// The answer of a wait that ran out of time (or a window that never ran rat's hook).
-pub(crate) fn running_text(window: &str, w: &WindowInfo, now: f64, waited: i64) -> String {
+pub(crate) fn running_text(window: &str, w: &WindowDescription, now: f64, waited: i64) -> String {
     let since = |time: f64| ago((now - time).round() as i64);
     // No prompt ever, and nothing sent: bash starting, or a startup file replacing the hook.
     // A text sent before bash's first prompt is read at it, and the hook records no prompt
