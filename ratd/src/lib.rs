@@ -97,7 +97,7 @@ pub enum StartError {
         tenant: String,
         /// Why, from rat-core.
         #[source]
-        source: rat_core::terminals::StartError,
+        source: rat_core::terminals::ControllerStartError,
     },
     /// Step 4: the listen address could not be bound.
     #[error("can not listen on {listen}: {source}{}", listen_hint(source))]

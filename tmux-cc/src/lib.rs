@@ -26,11 +26,14 @@
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
+//! - [`commands`]: builders of the commands that create, size and list sessions and windows,
+//!   for callers that write them in an input of their own.
 //! - `spawn.rs`: children that die with their owner (the crate's one `unsafe`).
 //!
 //! tmux-cc knows tmux, nothing of its callers: no MCP, HTTP, TLS or JSON. Every fact and trap
 //! it handles was measured on tmux 3.3a; see the README.
 
+pub mod commands;
 pub mod parse;
 pub mod quote;
 #[cfg(feature = "test-support")]

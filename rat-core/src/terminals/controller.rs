@@ -6,18 +6,23 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions};
+use tmux_cc::{Client, ClientOptions, Command, Reply, Server, ServerOptions, commands};
 use tokio_util::sync::CancellationToken;
 
 use super::check::TerminalCheck;
 use super::hook::{HookDir, parse_bash_version, shell_quote};
 use super::names::is_valid_name;
 use super::prompts::Prompts;
-use super::texts::{self, Origin};
-use super::window::{WindowInfo, parse_window, window_format};
+use super::texts::{self};
 use crate::tools::{ReadBudget, ToolResult};
+
+mod connection;
+mod sessions;
+mod startup_check;
+
+use sessions::Sessions;
 
 pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
 
@@ -72,7 +77,7 @@ impl ControllerConfig {
 /// Why the controller could not start its server (`docs/design/terminals.md`, Startup, step 2).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartError {
+pub enum ControllerStartError {
     /// The tenant is not a plain name.
     #[error("invalid tenant name {0:?}: only letters, digits, '_' and '-', up to 32 characters")]
     BadTenant(String),
@@ -122,15 +127,15 @@ pub enum StartError {
 
 /// A running server, its control connection, and what its terminals' hooks told.
 #[derive(Clone)]
-pub(crate) struct Live {
+pub(crate) struct RunningServer {
     pub server: Server,
     pub client: Client,
     pub prompts: Arc<Prompts>,
 }
 
-/// Why a tmux command could not be run, told to agents by [`Fail::result`].
+/// Why a tmux command could not be run, told to agents by [`TmuxFailure::result`].
 #[derive(Debug)]
-pub(crate) enum Fail {
+pub(crate) enum TmuxFailure {
     /// The server died or restarts.
     Restarting,
     /// tmux did not answer in time.
@@ -139,32 +144,36 @@ pub(crate) enum Fail {
     Internal(String),
 }
 
-impl Fail {
+impl TmuxFailure {
     pub(crate) fn result(self) -> ToolResult {
         match self {
-            Fail::Restarting => ToolResult::failed(texts::RESTARTING, "tmux server restarting"),
-            Fail::Timeout(cause) => ToolResult::failed(texts::NOT_ANSWERING, cause),
-            Fail::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
+            TmuxFailure::Restarting => {
+                ToolResult::failed(texts::RESTARTING, "tmux server restarting")
+            }
+            TmuxFailure::Timeout(cause) => ToolResult::failed(texts::NOT_ANSWERING, cause),
+            TmuxFailure::Internal(cause) => ToolResult::failed(texts::INTERNAL, cause),
         }
     }
 
-    /// As [`Fail::result`], for a call whose commands were written to tmux: a timeout then
+    /// As [`TmuxFailure::result`], for a call whose commands were written to tmux: a timeout then
     /// says they may still take effect, and `look` how to see whether they did.
     pub(crate) fn result_sent(self, look: &str) -> ToolResult {
         match self {
-            Fail::Timeout(cause) => ToolResult::failed(texts::not_answering_sent(look), cause),
+            TmuxFailure::Timeout(cause) => {
+                ToolResult::failed(texts::not_answering_sent(look), cause)
+            }
             other => other.result(),
         }
     }
 }
 
-pub(crate) struct Inner {
+pub(crate) struct ControllerState {
     pub config: ControllerConfig,
     /// The tmux program, absolute.
     pub tmux: PathBuf,
     /// The bash program, absolute.
     pub bash: PathBuf,
-    pub live: RwLock<Live>,
+    pub live: RwLock<RunningServer>,
     pub restarting: AtomicBool,
     pub stopping: CancellationToken,
     pub check: RwLock<TerminalCheck>,
@@ -175,82 +184,11 @@ pub(crate) struct Inner {
     pub sessions: std::sync::Mutex<Sessions>,
 }
 
-/// The sessions of the tenant's clients, to tell a client whose session is created again why
-/// (its last window closed, or the terminals restarted) from one whose terminals never
-/// existed. Those of earlier runs of ratd are kept in a small state file of the tenant
-/// (`~/.local/state/rat/TENANT.sessions` in the terminals' home): one name a line.
-#[derive(Debug, Default)]
-pub(crate) struct Sessions {
-    /// Created on the current tmux server.
-    here: std::collections::HashSet<String>,
-    /// Created on an earlier server (a restart) or by an earlier ratd, not created again yet.
-    before: std::collections::HashSet<String>,
-    /// The state file, when there is a home to keep it in.
-    file: Option<PathBuf>,
-}
-
-impl Sessions {
-    fn load(config: &ControllerConfig) -> Sessions {
-        let file = config
-            .home
-            .join(".local/state/rat")
-            .join(format!("{}.sessions", config.tenant));
-        let before = std::fs::read_to_string(&file)
-            .map(|text| {
-                text.lines()
-                    .filter(|l| is_valid_name(l))
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Sessions {
-            here: Default::default(),
-            before,
-            file: Some(file),
-        }
-    }
-
-    /// `session` was just created: why it had to be.
-    fn created(&mut self, session: &str) -> Origin {
-        let origin = if self.here.contains(session) {
-            Origin::LastClosed
-        } else if self.before.remove(session) {
-            Origin::Restarted
-        } else {
-            Origin::New
-        };
-        if self.here.insert(session.to_string()) && origin == Origin::New {
-            self.save();
-        }
-        origin
-    }
-
-    /// The server was replaced: its sessions are from before.
-    fn restarted(&mut self) {
-        let here = std::mem::take(&mut self.here);
-        self.before.extend(here);
-    }
-
-    fn save(&self) {
-        let Some(file) = &self.file else { return };
-        let mut names: Vec<&String> = self.here.iter().chain(&self.before).collect();
-        names.sort();
-        names.dedup();
-        let text: String = names.iter().map(|n| format!("{n}\n")).collect();
-        if let Some(dir) = file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        if let Err(e) = std::fs::write(file, text) {
-            tracing::debug!(error = %e, file = %file.display(), "could not keep the sessions' state file");
-        }
-    }
-}
-
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
 /// [`Terminals`](super::Terminals) bound to sessions. Cheap to clone.
 #[derive(Clone)]
 pub struct Controller {
-    pub(crate) inner: Arc<Inner>,
+    pub(crate) inner: Arc<ControllerState>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -276,6 +214,19 @@ pub(crate) fn unix_now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// A session of [`TERMINAL_SIZE`] started in `home` (`new-session -d`), its first window named
+/// `window` when given: a client's session, or the startup check's.
+pub(crate) fn new_terminal_session(name: &str, window: Option<&str>, home: &str) -> Command {
+    commands::new_session(name, window, TERMINAL_SIZE, home)
+}
+
+/// Sizes the window `target` to [`TERMINAL_SIZE`], and its size manual (`resize-window`): each
+/// new window, in the write that creates it.
+pub(crate) fn resize_to_terminal(target: &str) -> Command {
+    let (width, height) = TERMINAL_SIZE;
+    commands::resize_window(target, width, height)
 }
 
 /// The output lines of a reply, lossy UTF-8.
@@ -304,25 +255,25 @@ impl Controller {
     ///   `tmux` typed there reaches rat's server, not the user's.
     ///
     /// # Errors
-    /// [`StartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
+    /// [`ControllerStartError`]: a bad tenant, another server on the socket (its pid), tmux missing or
     /// older than 3.3, bash missing or older than 4.4, or the setup failing.
-    pub async fn start(config: ControllerConfig) -> Result<Controller, StartError> {
+    pub async fn start(config: ControllerConfig) -> Result<Controller, ControllerStartError> {
         if !is_valid_name(&config.tenant) {
-            return Err(StartError::BadTenant(config.tenant));
+            return Err(ControllerStartError::BadTenant(config.tenant));
         }
         let tmux = resolve(&config.tmux).ok_or_else(|| {
-            StartError::Tmux(tmux_cc::Error::TmuxMissing {
+            ControllerStartError::Tmux(tmux_cc::Error::TmuxMissing {
                 path: config.tmux.clone(),
             })
         })?;
-        let bash = resolve(&config.bash).ok_or_else(|| StartError::BashMissing {
+        let bash = resolve(&config.bash).ok_or_else(|| ControllerStartError::BashMissing {
             path: config.bash.clone(),
         })?;
         check_bash(&bash).await?;
         let live = start_live(&config, &tmux, &bash).await?;
         let config_copy = config.clone();
         Ok(Controller {
-            inner: Arc::new(Inner {
+            inner: Arc::new(ControllerState {
                 config,
                 tmux,
                 bash,
@@ -370,7 +321,7 @@ impl Controller {
     ///
     /// # Errors
     /// As [`Controller::start`] (a stray server may hold the socket: `ServerSocketInUse`).
-    pub async fn restart(&self) -> Result<(), StartError> {
+    pub async fn restart(&self) -> Result<(), ControllerStartError> {
         self.inner.restarting.store(true, Ordering::SeqCst);
         let old = self.inner.live_any();
         if old.server.exit().is_none() {
@@ -417,152 +368,6 @@ impl Controller {
             session: session.to_string(),
         }
     }
-
-    /// The startup check (`docs/design/terminals.md`, The startup check), 10 seconds at most: a
-    /// terminal is started as every terminal is (a session of its own on rat's server, login bash,
-    /// the terminals' environment, `TERM` and `TMUX` included), then four lines are typed in it:
-    ///
-    /// 1. `unset HISTFILE` (an interactive bash saves its history when it exits);
-    /// 2. `false`: the hook must record `1`;
-    /// 3. `false | true`, after saving what the hook recorded: it must record `1 0`;
-    /// 4. a line printing both, whether bracketed paste is on at the prompt (`bind -v`, as
-    ///    readline reports it), and what `PROMPT_COMMAND` became, for the log.
-    ///
-    /// Typed rather than given with `-c`, each line makes bash show its prompt, running
-    /// `PROMPT_COMMAND` as in any terminal: what is checked is what the prompt ends up with,
-    /// whoever set it (a startup file assigning `PROMPT_COMMAND` replaces rat's hook: no
-    /// prompt; one prepending a command, starship-style, loses the statuses). A check that can
-    /// not run (a startup file blocking, which blocks every terminal too) is taken as nothing
-    /// holding. The outcome is kept: it words the texts of `list_windows` and `wait_window`.
-    pub async fn check_terminals(&self) -> TerminalCheck {
-        let started = Instant::now();
-        let outcome = match tokio::time::timeout(CHECK_TIMEOUT, self.run_check()).await {
-            Ok(Ok(check)) => check,
-            Ok(Err(problem)) => TerminalCheck::not_run(problem, started.elapsed()),
-            Err(_) => TerminalCheck::not_run(
-                "bash showed no answer within 10 s: a startup file may block, and blocks every terminal too",
-                started.elapsed(),
-            ),
-        };
-        let outcome = TerminalCheck {
-            duration: started.elapsed(),
-            ..outcome
-        };
-        if let Ok(client) = self.inner.client().await {
-            let _ = client
-                .reply(&Command::new("kill-session").args(["-t", &format!("={CHECK_SESSION}")]))
-                .await;
-        }
-        *self.inner.check.write().unwrap_or_else(|e| e.into_inner()) = outcome.clone();
-        outcome
-    }
-
-    async fn run_check(&self) -> Result<TerminalCheck, String> {
-        let client = self
-            .inner
-            .client()
-            .await
-            .map_err(|_| "the tmux server is not running".to_string())?;
-        let home = self.inner.config.home.to_string_lossy().into_owned();
-        let target = format!("={CHECK_SESSION}:");
-        let (w, h) = TERMINAL_SIZE;
-        // Builtins named as such and `\command`: a startup file's aliases or functions (echo,
-        // bind, grep) must not change what the check reads.
-        let script = "unset HISTFILE\n(exit 1)\n__rat_c1=${__rat_st-}; (exit 1) | (exit 0)\n\
-            builtin echo \"RAT-CHECK[${__rat_c1-}][${__rat_st-}][$(builtin bind -v 2>/dev/null | \\command \\grep -c '^set enable-bracketed-paste on')]\"; \
-            builtin echo \"RAT-PC[${PROMPT_COMMAND-}]\"\n";
-        let replies = client
-            .input(&[
-                Command::new("new-session").args([
-                    "-d",
-                    "-s",
-                    CHECK_SESSION,
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                    "-c",
-                    &home,
-                ]),
-                Command::new("set-buffer").args(["-b", "rat-check", "--", script]),
-                // Typed (no -p): each new line is Enter, so each line gets a prompt of its own.
-                Command::new("paste-buffer").args(["-b", "rat-check", "-t", &target, "-r", "-d"]),
-            ])
-            .await
-            .map_err(|e| format!("could not start the check's terminal: {e}"))?;
-        if let Some(failed) = replies.iter().find(|r| !r.success) {
-            return Err(format!(
-                "could not start the check's terminal: {}",
-                lines(failed).join(" ")
-            ));
-        }
-        loop {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            let reply = client
-                .reply(
-                    &Command::new("capture-pane").args(["-p", "-J", "-S", "-200", "-t", &target]),
-                )
-                .await
-                .map_err(|e| format!("could not read the check's terminal: {e}"))?;
-            let screen = lines(&reply);
-            let Some(line) = screen.iter().find(|l| l.starts_with("RAT-CHECK[")) else {
-                continue;
-            };
-            let fields: Vec<&str> = line
-                .trim_end()
-                .trim_start_matches("RAT-CHECK[")
-                .trim_end_matches(']')
-                .split("][")
-                .collect();
-            let prompt_command = screen
-                .iter()
-                .find_map(|l| l.strip_prefix("RAT-PC["))
-                .map(|pc| pc.trim_end().trim_end_matches(']').to_string());
-            let [first, second, paste] = fields[..] else {
-                return Err(format!("unexpected answer of the check: {line:?}"));
-            };
-            // The hook ran (its variables are set): its records must reach ratd too.
-            let recorded = self.check_pane_recorded(&client, &target).await;
-            return Ok(TerminalCheck {
-                ran: true,
-                bracketed_paste: paste != "0" && !paste.is_empty(),
-                prompts: !second.is_empty() && recorded,
-                statuses: first == "1" && second == "1,0",
-                prompt_command,
-                problem: None,
-                duration: Duration::ZERO,
-            });
-        }
-    }
-}
-
-impl Controller {
-    /// Whether a prompt of the check's pane reached ratd, waiting a second at most for the
-    /// record of its last prompt (written before bash printed the line that ended the check).
-    async fn check_pane_recorded(&self, client: &Client, target: &str) -> bool {
-        let Ok(reply) = client
-            .reply(&Command::new("list-panes").args(["-t", target, "-F", "#{pane_id}"]))
-            .await
-        else {
-            return false;
-        };
-        let Some(pane) = lines(&reply)
-            .first()
-            .and_then(|id| id.strip_prefix('%'))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            return false;
-        };
-        let prompts = self.inner.live_any().prompts;
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while Instant::now() < deadline {
-            if prompts.pane(pane).prompt.is_some() {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        false
-    }
 }
 
 /// `word` as one word for bash: as it is when it holds only letters, digits and `/._-+,`, else
@@ -579,26 +384,23 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The session of the startup check: longer than any client name can be, so no client's.
-const CHECK_SESSION: &str = "rat-startup-check-of-the-terminals";
-
-async fn check_bash(bash: &Path) -> Result<(), StartError> {
+async fn check_bash(bash: &Path) -> Result<(), ControllerStartError> {
     let output = tokio::process::Command::new(bash)
         .arg("--version")
         .env("LC_ALL", "C")
         .output()
         .await
-        .map_err(|_| StartError::BashMissing {
+        .map_err(|_| ControllerStartError::BashMissing {
             path: bash.to_path_buf(),
         })?;
     let said = String::from_utf8_lossy(&output.stdout);
     match parse_bash_version(&said) {
         Some((version, _)) if version >= MIN_BASH => Ok(()),
-        Some((_, written)) => Err(StartError::BashTooOld {
+        Some((_, written)) => Err(ControllerStartError::BashTooOld {
             version: written,
             path: bash.to_path_buf(),
         }),
-        None => Err(StartError::BashTooOld {
+        None => Err(ControllerStartError::BashTooOld {
             version: format!(
                 "of unknown version ({:?})",
                 said.lines().next().unwrap_or("")
@@ -612,17 +414,17 @@ async fn start_live(
     config: &ControllerConfig,
     tmux: &Path,
     bash: &Path,
-) -> Result<Live, StartError> {
+) -> Result<RunningServer, ControllerStartError> {
     // The server starts in the home directory: missing, spawning it fails with ENOENT, which
     // would read as tmux missing.
     if !config.home.is_dir() {
-        return Err(StartError::HomeMissing {
+        return Err(ControllerStartError::HomeMissing {
             path: config.home.clone(),
         });
     }
     let mut options = ServerOptions::new(config.socket_name());
     options.tmux = tmux.to_path_buf();
-    let hooks = HookDir::create().map_err(StartError::Hook)?;
+    let hooks = HookDir::create().map_err(ControllerStartError::Hook)?;
     // bash reads rat's start-up file, which reads the login files, then puts the hook first.
     // tmux names a pane whose bash is still starting after this command's first word, cut at
     // its first space (`/usr/bin/bash` reads `bash`, as the bash it becomes): quoted only when
@@ -633,7 +435,9 @@ async fn start_live(
         shell_word(&hooks.rc_path().to_string_lossy())
     );
     let prompts = Prompts::new(hooks);
-    prompts.start_reading().map_err(StartError::Hook)?;
+    prompts
+        .start_reading()
+        .map_err(ControllerStartError::Hook)?;
     options.env_remove = vec![
         OsString::from("NOTIFY_SOCKET"),
         OsString::from("PROMPT_COMMAND"),
@@ -650,9 +454,9 @@ async fn start_live(
     options.current_dir = Some(config.home.clone());
     let server = Server::start_with(options).await.map_err(|e| match e {
         tmux_cc::Error::ServerSocketInUse { socket, pid } => {
-            StartError::ServerSocketInUse { socket, pid }
+            ControllerStartError::ServerSocketInUse { socket, pid }
         }
-        other => StartError::Tmux(other),
+        other => ControllerStartError::Tmux(other),
     })?;
     let client = server
         .connect(ClientOptions {
@@ -660,7 +464,7 @@ async fn start_live(
             ..ClientOptions::default()
         })
         .await
-        .map_err(StartError::Setup)?;
+        .map_err(ControllerStartError::Setup)?;
     let (w, h) = TERMINAL_SIZE;
     client
         .input_ok(&[
@@ -674,161 +478,10 @@ async fn start_live(
             Command::new("set-option").args(["-s", "message-limit", "0"]),
         ])
         .await
-        .map_err(StartError::Setup)?;
-    Ok(Live {
+        .map_err(ControllerStartError::Setup)?;
+    Ok(RunningServer {
         server,
         client,
         prompts,
     })
-}
-
-impl Inner {
-    /// The current server, dead or alive.
-    pub(crate) fn live_any(&self) -> Live {
-        self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// What the connected tmux server does differently from other versions (tmux-cc's table).
-    pub(crate) fn features(&self) -> tmux_cc::Features {
-        self.live_any().client.features().clone()
-    }
-
-    /// The control connection, unless the terminals restart. A control connection that ended
-    /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
-    /// would notice it, as the server did not die.
-    pub(crate) async fn client(&self) -> Result<Client, Fail> {
-        let live = self.live_any();
-        if self.restarting.load(Ordering::SeqCst) || live.server.exit().is_some() {
-            return Err(Fail::Restarting);
-        }
-        if live.client.end().is_none() {
-            return Ok(live.client);
-        }
-        let _reconnecting = self.reconnect.lock().await;
-        let live = self.live_any();
-        if live.client.end().is_none() {
-            return Ok(live.client);
-        }
-        if live.server.exit().is_some() {
-            return Err(Fail::Restarting);
-        }
-        tracing::warn!(end = ?live.client.end(), "the tmux control connection ended while its server runs: connecting again");
-        let client = live
-            .server
-            .connect(ClientOptions {
-                command_timeout: self.config.command_timeout,
-                ..ClientOptions::default()
-            })
-            .await
-            .map_err(|e| Fail::Internal(format!("reconnecting to tmux failed: {e}")))?;
-        self.live.write().unwrap_or_else(|e| e.into_inner()).client = client.clone();
-        Ok(client)
-    }
-
-    pub(crate) fn map_error(&self, e: tmux_cc::Error) -> Fail {
-        match e {
-            tmux_cc::Error::ConnectionEnded(_) => Fail::Restarting,
-            tmux_cc::Error::Timeout { .. } => Fail::Timeout(e.to_string()),
-            other => Fail::Internal(other.to_string()),
-        }
-    }
-
-    /// Sends commands as one write, returning every reply.
-    pub(crate) async fn input(&self, cmds: &[Command]) -> Result<Vec<Reply>, Fail> {
-        let client = self.client().await?;
-        client.input(cmds).await.map_err(|e| self.map_error(e))
-    }
-
-    /// One command's reply.
-    pub(crate) async fn reply(&self, cmd: Command) -> Result<Reply, Fail> {
-        let client = self.client().await?;
-        client.reply(&cmd).await.map_err(|e| self.map_error(e))
-    }
-
-    /// The windows of `session`, `None` when it does not exist.
-    pub(crate) async fn list_windows(
-        &self,
-        session: &str,
-    ) -> Result<Option<Vec<WindowInfo>>, Fail> {
-        let reply = self
-            .reply(Command::new("list-windows").args([
-                "-t",
-                &format!("={session}"),
-                "-F",
-                &window_format(false),
-            ]))
-            .await?;
-        if !reply.success {
-            // The only way list-windows fails on a running server: the session is missing.
-            return Ok(None);
-        }
-        let home = self.config.home.to_string_lossy();
-        let prompts = self.live_any().prompts;
-        Ok(Some(
-            lines(&reply)
-                .iter()
-                .filter_map(|l| parse_window(l, false))
-                .map(|mut w| {
-                    w.fill(&prompts, &home);
-                    w
-                })
-                .collect(),
-        ))
-    }
-
-    /// Whether `session` exists.
-    pub(crate) async fn has_session(&self, session: &str) -> Result<bool, Fail> {
-        Ok(self
-            .reply(Command::new("has-session").args(["-t", &format!("={session}")]))
-            .await?
-            .success)
-    }
-
-    /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
-    /// whether this call created it, and why it had to (`None`: created concurrently, not an
-    /// error).
-    pub(crate) async fn create_session(&self, session: &str) -> Result<Option<Origin>, Fail> {
-        let (w, h) = TERMINAL_SIZE;
-        let home = self.config.home.to_string_lossy().into_owned();
-        let replies = self
-            .input(&[
-                Command::new("new-session").args([
-                    "-d",
-                    "-s",
-                    session,
-                    "-n",
-                    FIRST_WINDOW,
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                    "-c",
-                    &home,
-                ]),
-                Command::new("resize-window").args([
-                    "-t",
-                    &format!("={session}:={FIRST_WINDOW}"),
-                    "-x",
-                    &w.to_string(),
-                    "-y",
-                    &h.to_string(),
-                ]),
-            ])
-            .await?;
-        if replies[0].success {
-            let origin = self
-                .sessions
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .created(session);
-            return Ok(Some(origin));
-        }
-        if self.has_session(session).await? {
-            return Ok(None);
-        }
-        Err(Fail::Internal(format!(
-            "new-session failed: {}",
-            lines(&replies[0]).join(" ")
-        )))
-    }
 }

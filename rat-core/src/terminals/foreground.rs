@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use tmux_cc::Features;
 
-use super::window::WindowInfo;
+use super::window::WindowDescription;
 
 /// What `/proc/PID/stat` tells of a process, of what rat reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,7 +228,7 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
 
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
 /// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
-pub(crate) fn exact(mut w: WindowInfo, features: &Features) -> WindowInfo {
+pub(crate) fn exact(mut w: WindowDescription, features: &Features) -> WindowDescription {
     if w.pane_pid == 0 || w.path.is_empty() {
         return w;
     }

@@ -24,9 +24,11 @@
 //! descriptions from `list-windows`), `foreground` (a pane's foreground process from `/proc`,
 //! where tmux's name is cut), `detached` (what a closed window leaves running), `screen`
 //! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],
-//! [`keys`], [`text`] (input validation), [`texts`] (every description, message and error).
+//! [`keys`], [`control_chars`] (the control characters send_text refuses), [`texts`] (every
+//! description, message and error).
 
 pub mod check;
+pub mod control_chars;
 pub mod controller;
 pub(crate) mod detached;
 pub(crate) mod foreground;
@@ -38,14 +40,16 @@ pub(crate) mod output;
 pub(crate) mod prompts;
 pub(crate) mod screen;
 pub mod status;
-pub mod text;
 pub mod texts;
 pub mod tools;
 pub(crate) mod window;
 
+/// The former name of [`control_chars`], kept so that its path still resolves.
+pub use control_chars as text;
+
 pub use check::TerminalCheck;
 pub use controller::{
-    Controller, ControllerConfig, ExitKind, ServerExit, StartError, StopReport, StopStep,
+    Controller, ControllerConfig, ControllerStartError, ExitKind, ServerExit, StopReport, StopStep,
 };
 pub use input::{
     CloseWindow, CreateWindow, ListWindows, ReadWindow, SendKeys, SendText, WaitWindow,

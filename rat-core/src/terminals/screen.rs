@@ -14,7 +14,7 @@ use crate::tools::ReadBudget;
 
 /// What a capture of a window gave, before the budget applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Capture {
+pub(crate) struct ScreenCapture {
     /// A full-screen program shows its alternate screen.
     pub alternate: bool,
     /// The alternate screen is on with bash in the foreground: left on by a program that ended
@@ -61,7 +61,7 @@ fn header_line(parts: &[String]) -> String {
 }
 
 /// The header parts that do not depend on a cut.
-fn fixed_parts(created: Option<Origin>, c: &Capture) -> Vec<String> {
+fn fixed_parts(created: Option<Origin>, c: &ScreenCapture) -> Vec<String> {
     let mut parts = Vec::new();
     if let Some(origin) = created {
         parts.push(created_header_short(origin).to_string());
@@ -96,7 +96,7 @@ pub(crate) const CONTINUED: &str = "the first line begins above, in history";
 /// it. `created`: the call created the session.
 pub(crate) fn render(
     created: Option<Origin>,
-    c: &Capture,
+    c: &ScreenCapture,
     budget: ReadBudget,
 ) -> Result<String, ScreenTooLarge> {
     let budget = budget.bytes();
@@ -146,8 +146,8 @@ pub(crate) fn render(
 mod tests {
     use super::*;
 
-    fn normal(rows_asked: u32, rows: u32, screen: &str, content: &str) -> Capture {
-        Capture {
+    fn normal(rows_asked: u32, rows: u32, screen: &str, content: &str) -> ScreenCapture {
+        ScreenCapture {
             alternate: false,
             left_on: false,
             continued: false,
@@ -181,7 +181,7 @@ mod tests {
             render(Some(Origin::New), &normal(0, 0, "$", "$"), b).unwrap(),
             "[your terminals did not exist: a fresh main was just created]\n$"
         );
-        let full = Capture {
+        let full = ScreenCapture {
             alternate: true,
             left_on: false,
             continued: false,
@@ -195,7 +195,7 @@ mod tests {
             render(None, &full, b).unwrap(),
             "[full-screen program, cursor at row 3, column 7; no history: it belongs to the terminal before the program started]\nx"
         );
-        let hidden = Capture {
+        let hidden = ScreenCapture {
             cursor: None,
             rows_asked: 0,
             ..full.clone()
@@ -204,7 +204,7 @@ mod tests {
             render(None, &hidden, b).unwrap(),
             "[full-screen program, cursor hidden]\nx"
         );
-        let left_on = Capture {
+        let left_on = ScreenCapture {
             left_on: true,
             ..full.clone()
         };
@@ -213,7 +213,7 @@ mod tests {
             "[full-screen mode left on by a program that ended, cursor at row 3, column 7; no \
              history until `tput rmcup` leaves it]\nx"
         );
-        let left_on = Capture {
+        let left_on = ScreenCapture {
             rows_asked: 0,
             ..left_on
         };
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!(
             render(
                 None,
-                &Capture {
+                &ScreenCapture {
                     continued: true,
                     ..continued
                 },
@@ -291,7 +291,7 @@ mod tests {
         let row = "\u{1d538}".repeat(200); // 4 bytes, one cell each
         let screen = vec![row; 24].join("\n");
         assert_eq!(screen.len(), 19223);
-        let full = Capture {
+        let full = ScreenCapture {
             alternate: true,
             left_on: true,
             continued: false,

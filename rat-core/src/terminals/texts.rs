@@ -4,6 +4,10 @@
 //! its [`TerminalCheck`]. Snapshot tests (`tests/catalog.rs`, `tests/terminals*.rs`) show any
 //! change of wording in review.
 
+mod answers;
+
+pub(crate) use answers::*;
+
 use super::check::TerminalCheck;
 use super::keys::{EDIT_KEYS, SHOWN_KEYS};
 use super::names::NAME_RULE;

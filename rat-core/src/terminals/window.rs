@@ -10,7 +10,11 @@
 use super::hook::Record;
 use super::prompts::Prompts;
 
-/// The fields of a window, for `list-windows -F` (`-a` adds the session first).
+/// The fields of a window, for `list-windows -F` (`-a` adds the session first), sent through
+/// tmux-cc's builder ([`tmux_cc::commands::list_windows`]). The format stays rat's own rather
+/// than tmux-cc's `WindowInfo` fields: it holds what those lack (the session by name, the
+/// working directory `q:`-quoted, each field tagged with its letter, so that an empty or spaced
+/// value still parses), and only what the terminal tools read.
 pub(crate) fn window_format(with_session: bool) -> String {
     let mut fields = Vec::new();
     if with_session {
@@ -31,7 +35,7 @@ pub(crate) fn window_format(with_session: bool) -> String {
 
 /// A window as `list-windows` describes it (its active pane).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct WindowInfo {
+pub(crate) struct WindowDescription {
     /// The session, with `-a` only.
     pub session: Option<String>,
     /// The window's name.
@@ -56,7 +60,7 @@ pub(crate) struct WindowInfo {
     pub path: String,
 }
 
-impl WindowInfo {
+impl WindowDescription {
     /// Bash back at its prompt since the last input: a prompt answered every input sent, and
     /// bash is in the foreground (`docs/design/prompts.md`, What "finished" means).
     pub(crate) fn finished(&self) -> bool {
@@ -115,7 +119,7 @@ fn split_fields(line: &str) -> Vec<String> {
 }
 
 /// Parses one line of [`window_format`]; `None` for a line of another shape.
-pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo> {
+pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowDescription> {
     let fields = split_fields(line);
     let expected = if with_session { 9 } else { 8 };
     if fields.len() != expected {
@@ -137,7 +141,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowInfo>
     let pane_pid = field('b')?.parse().unwrap_or(0);
     let command = field('c')?;
     let path = field('d')?;
-    Some(WindowInfo {
+    Some(WindowDescription {
         session,
         name,
         activity,

@@ -1,0 +1,220 @@
+//! The answers of the terminal tools once they ran: windows described, created and closed,
+//! inputs sent or refused, screens read, waits ended. Part of [`super`], reached as
+//! `texts::...`; ages come worded already (`3s`, `2m 5s`: see `status::ago`).
+
+use super::Origin;
+
+// ---- list_windows ----
+
+/// The start of a window's line in list_windows: `build: make in /src, active 3s ago`.
+pub(crate) fn window_line(name: &str, command: &str, path: &str, active: &str) -> String {
+    format!("{name}: {command} in {path}, active {active} ago")
+}
+
+/// Added to a window's line when its hook told no prompt yet.
+pub(crate) const NO_PROMPT_YET: &str =
+    ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND";
+
+/// Added to a finished window's line when another program's hook ran before rat's.
+pub(crate) fn last_status_unknown(age: &str) -> String {
+    format!(
+        ", last command's exit status unknown (another program's hook ran \
+         before rat's) ({age} ago)"
+    )
+}
+
+/// Added to a finished window's line, once, where the startup check found statuses lost.
+pub(crate) const LINE_STATUS_NOT_RECORDED: &str = ", exit status not recorded in these terminals";
+
+/// Added to the line of a window whose bash shows the alternate screen a program left on.
+pub(crate) const FULL_SCREEN_LEFT_ON: &str =
+    ", full-screen mode left on by a program that ended: `tput rmcup` leaves it";
+
+/// Added to the line of a window under a full-screen program.
+pub(crate) const FULL_SCREEN: &str = ", full-screen program";
+
+/// Added to the line of a window with history.
+pub(crate) fn rows_of_history(rows: u64) -> String {
+    format!(", {rows} rows of history")
+}
+
+// ---- create_window and close_window ----
+
+/// create_window's answer: the window created in `home`, and why the session had to be
+/// created first when it was not [`Origin::New`].
+pub(crate) fn window_created(name: &str, home: &str, origin: Origin) -> String {
+    let created = format!("Window {name} created: bash is starting in {home}.");
+    match origin {
+        Origin::New => created,
+        other => format!("{created} ({}.)", other.phrase()),
+    }
+}
+
+/// create_window naming a window that exists: what it runs, and where.
+pub(crate) fn window_exists(name: &str, command: &str, path: &str) -> String {
+    format!("Window {name} already exists, not created: it runs {command} in {path}.")
+}
+
+/// How to see whether create_window took effect, after tmux did not answer.
+pub(crate) const LOOK_CREATED: &str = "list_windows shows whether it was created";
+
+/// close_window naming no window.
+pub(crate) fn nothing_to_close(name: &str) -> String {
+    format!("No window {name}: nothing to close.")
+}
+
+/// close_window's answer: `left` tells what outlives the window; `last`, the session ended.
+pub(crate) fn window_closed(name: &str, left: &str, last: bool) -> String {
+    if last {
+        format!(
+            "Window {name} closed.{left} It was your last window: a fresh main will be \
+             there on your next call."
+        )
+    } else {
+        format!("Window {name} closed.{left}")
+    }
+}
+
+/// How to see whether close_window took effect, after tmux did not answer.
+pub(crate) const LOOK_CLOSED: &str = "list_windows shows whether it is still there";
+
+// ---- send_text and send_keys ----
+
+/// send_text refusing a text with a control character (`described`, on `line`).
+pub(crate) fn control_char(described: &str, line: usize) -> String {
+    format!(
+        "Nothing was sent: the text holds a control character, {described}, on line {line}. To \
+         press keys such as Escape, C-c or C-d, use send_keys; to put content with control \
+         characters in a file, use write_file."
+    )
+}
+
+/// send_text with nothing to send.
+pub(crate) const NOTHING_TO_SEND: &str = "Nothing was sent: the text is empty and enter is false.";
+
+/// How to see whether a text arrived, after tmux did not answer.
+pub(crate) fn look_text(window: &str) -> String {
+    format!("read_window {window} shows whether the text arrived")
+}
+
+/// send_text's answer: `chars` characters pasted, then Enter if `enter`.
+pub(crate) fn text_sent(window: &str, chars: usize, enter: bool) -> String {
+    match (chars, enter) {
+        (0, _) => format!("Pressed Enter in {window}."),
+        (n, true) => format!("Pasted {n} characters into {window}, then pressed Enter."),
+        (n, false) => format!("Pasted {n} characters into {window}, without Enter."),
+    }
+}
+
+/// send_keys given no key; `names` are the key names.
+pub(crate) fn no_keys(names: &str) -> String {
+    format!("Nothing was sent: keys is empty. Give key names, one per key: {names}.")
+}
+
+/// send_keys given an unknown key (`quoted`), key `position` (from 1) of `count`.
+pub(crate) fn unknown_key(quoted: &str, position: usize, count: usize, names: &str) -> String {
+    format!(
+        "Nothing was sent: unknown key {quoted} (key {position} of {count}). Key names, one per \
+         key: {names}. To type text, use send_text."
+    )
+}
+
+/// How to see whether keys arrived, after tmux did not answer.
+pub(crate) fn look_keys(window: &str) -> String {
+    format!("read_window {window} shows whether the keys arrived")
+}
+
+/// send_keys's answer; `pressed` as [`super::keys_pressed`] repeats them.
+pub(crate) fn keys_sent(window: &str, pressed: &str) -> String {
+    format!("Pressed in {window}: {pressed}.")
+}
+
+// ---- read_window ----
+
+/// read_window refusing a screen over the read budget.
+pub(crate) fn screen_over_budget(
+    window: &str,
+    bytes: usize,
+    budget: impl std::fmt::Display,
+) -> String {
+    format!(
+        "The screen of {window} takes {bytes} bytes, over the read budget of {budget}: it \
+         can not be read. Close the window (close_window) and start over in a new one."
+    )
+}
+
+// ---- wait_window ----
+
+/// A wait whose window closed meanwhile.
+pub(crate) fn closed_while_waiting(window: &str) -> String {
+    format!("{window}: the window closed while waiting (its bash exited, or close_window).")
+}
+
+/// A wait the client cancelled.
+pub(crate) const WAIT_CANCELLED: &str = "The wait was cancelled.";
+
+/// Said before a finished command's rows when tmux had not read the prompt's mark within two
+/// seconds.
+pub(crate) const BEHIND: &str = "[tmux was still reading what the command printed 2s after it finished: \
+     its last rows may be missing below; read_window shows them once tmux has read them]";
+
+/// A wait answered by a prompt with no command run before it.
+pub(crate) fn at_prompt(window: &str, age: &str) -> String {
+    format!("{window}: bash is at its prompt ({age} ago), ready for input.")
+}
+
+/// A wait answered by a finished command, its exit as `status::wait_exit` words it.
+pub(crate) fn finished_with(window: &str, age: &str, exit: &str) -> String {
+    format!("{window}: the command finished {age} ago{exit}")
+}
+
+/// A wait answered by a finished command whose status is not told: `why` says why
+/// ([`super::STATUS_NOT_RECORDED`], [`super::STATUS_UNKNOWN`]).
+pub(crate) fn finished_without_status(window: &str, age: &str, why: &str) -> String {
+    format!("{window}: the command finished {age} ago. {why}")
+}
+
+/// A wait in a window whose hook never told a prompt, with nothing sent.
+pub(crate) fn no_prompt_recorded(window: &str) -> String {
+    format!(
+        "{window}: no prompt recorded: bash is still starting, or its startup files replace \
+         PROMPT_COMMAND (changed since rat checked them at its start). Such a window loses \
+         wait_window, the exit statuses and bracketed paste (multi-line text may run line by \
+         line). If a startup file assigns PROMPT_COMMAND, make it add to it instead \
+         (PROMPT_COMMAND=\"$PROMPT_COMMAND; ...\"), then use a new window."
+    )
+}
+
+/// A wait that ran out with bash in the foreground and no prompt since the input, `since` ago.
+pub(crate) fn nothing_finished(window: &str, since: &str) -> String {
+    format!(
+        "{window}: nothing finished since your last input, {since} ago: bash has shown no prompt \
+         since. A bash script or builtin may still be running (a script shows as bash), a \
+         text may wait on the command line (sent without Enter), or rat's hook was taken out \
+         of PROMPT_COMMAND in this terminal (unset, it comes back after the next \
+         command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): \
+         read_window shows which."
+    )
+}
+
+/// How long a command runs, in a wait that ran out: since the last input.
+pub(crate) fn since_input(since: &str) -> String {
+    format!("{since} since your last input")
+}
+
+/// How long a command runs, in a wait that ran out: as long as the wait, no input known.
+pub(crate) fn after_waiting(waited: &str) -> String {
+    format!("after waiting {waited}")
+}
+
+/// A wait that ran out: `command` in the foreground, running `since`.
+pub(crate) fn still_running(window: &str, since: &str, command: &str) -> String {
+    format!("{window}: still running, {since}, {command} in the foreground.")
+}
+
+/// Added to a wait that ran out when nothing was displayed for `quiet`.
+pub(crate) fn quiet_hint(quiet: &str) -> String {
+    format!(
+        " Nothing was displayed for {quiet}: normal for some commands; read_window shows whether it waits for input."
+    )
+}
