@@ -78,7 +78,7 @@
 //! its lines"), and a range from the end is then numbered from the end ("lines -100 to -41
 //! counted from the end"). Reading from the end reads backwards: instant on any size. Every range
 //! is read forward and cut at the end, telling the line to continue with. How scanning is fast:
-//! see [`scan`].
+//! see `files/scan.rs`.
 //!
 //! **Time**: file operations can not be interrupted. Each runs on a blocking thread
 //! (`spawn_blocking`); on a file system not answering (a stale NFS mount, which blocks a human as
