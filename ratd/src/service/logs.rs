@@ -24,7 +24,7 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::cli::LogLevel;
+use crate::cli::{LogLevel, filter_directives};
 
 /// The environment variable systemd names the journal stream of stdout and stderr in:
 /// `DEVICE:INODE`, both decimal (`systemd.exec(5)`).
@@ -83,11 +83,11 @@ pub fn priority(level: &Level) -> u8 {
     }
 }
 
-/// The filter of `--log-level` ([`LogLevel::filter_directives`]): the level for ratd, and for
+/// The filter of `--log-level` ([`filter_directives`]): the level for ratd, and for
 /// the libraries whose own info lines are chatter (rmcp logs every stateless request at info;
 /// hyper and rustls their connections) nothing under warning unless `--log-level debug` asks.
 pub fn filter(level: LogLevel) -> EnvFilter {
-    EnvFilter::new(level.filter_directives())
+    EnvFilter::new(filter_directives(level))
 }
 
 /// The journal's line format: `<N>` then the message and its fields, no time, no level.
