@@ -9,6 +9,7 @@
 //!                                     bundle: PathBuf (--bundle DIR, required) }
 //! ServerArgs::url() -> String                     // https://HOST:PORT/mcp
 //! ServerAddress: FromStr + Display (HOST:PORT, IPv6 in brackets), host(), port(), url()
+//! LogLevel: clap::ValueEnum (error, warn, info, debug, trace), level_filter()
 //! ```
 
 use std::fmt;
@@ -21,6 +22,36 @@ pub const DEFAULT_PORT: u16 = 7281;
 
 /// The path of ratd's MCP endpoint: the scheme is always https and the path always this.
 pub const ENDPOINT_PATH: &str = "/mcp";
+
+/// The levels of `--log-level`, ratd's and rat's: the least severe lines written on stderr. Each
+/// says what ratd writes at it, as `ratd --help` shows; rat takes the four from debug to error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// Lifecycle and one line per tool call (the default).
+    Info,
+    /// Also one line per MCP request, and rmcp's, hyper's and rustls' info lines.
+    Debug,
+    /// Everything, including hyper's traces (rmcp's content-bearing lines never).
+    Trace,
+}
+
+impl LogLevel {
+    /// The least severe level of tracing kept at this level.
+    pub fn level_filter(self) -> tracing::level_filters::LevelFilter {
+        use tracing::level_filters::LevelFilter;
+        match self {
+            LogLevel::Error => LevelFilter::ERROR,
+            LogLevel::Warn => LevelFilter::WARN,
+            LogLevel::Info => LevelFilter::INFO,
+            LogLevel::Debug => LevelFilter::DEBUG,
+            LogLevel::Trace => LevelFilter::TRACE,
+        }
+    }
+}
 
 /// The ratd to reach and the client directory to present to it: the flags of rat, declared
 /// once and shared with `rat-tool check` (`#[command(flatten)]`), so that a harness command line

@@ -33,3 +33,4 @@ pub mod files;
 pub mod mtls;
 pub mod terminals;
 pub mod tools;
+pub mod words;

@@ -10,6 +10,7 @@ use std::error::Error as StdError;
 use std::io;
 use std::time::Duration;
 
+use rat_core::words::{lower_first, os_reason};
 use rustls::{AlertDescription, CertificateError};
 use serde_json::{Value, json};
 
@@ -203,24 +204,6 @@ fn innermost_reason(err: &reqwest::Error) -> String {
         return lower_first(&io.to_string());
     }
     lower_first(&last.to_string())
-}
-
-/// `strerror(code)` in lower case, without Rust's ` (os error N)`.
-fn os_reason(code: i32) -> String {
-    let text = io::Error::from_raw_os_error(code).to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(at) => &text[..at],
-        None => &text,
-    };
-    lower_first(text)
-}
-
-fn lower_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 /// A TLS alert in the words most TLS stacks print (`bad certificate`, `unknown certificate

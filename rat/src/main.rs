@@ -13,10 +13,11 @@
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use clap::Parser;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Parser, ValueEnum};
 use rat::headers::ToolHeaders;
 use rat::relay::{Config, REQUEST_TIMEOUT, Relay, Stop};
-use rat_core::connect::ServerArgs;
+use rat_core::connect::{LogLevel, ServerArgs};
 use rat_core::mtls;
 use tokio::io::BufReader;
 use tokio::signal::unix::{SignalKind, signal};
@@ -35,33 +36,21 @@ struct Cli {
     server: ServerArgs,
     /// The least level logged on stderr; debug adds one line per message (method, identifier,
     /// HTTP status, duration), never their content.
-    #[arg(long, value_enum, default_value_t = LogLevel::Info)]
+    #[arg(long, default_value = "info", value_parser = PossibleValuesParser::new(LOG_LEVELS).map(log_level))]
     log_level: LogLevel,
 }
 
-/// The levels of `--log-level`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum LogLevel {
-    Debug,
-    Info,
-    Warn,
-    Error,
-}
+/// The levels rat takes, in the order its `--help` lists them (rat-core's [`LogLevel`] has
+/// trace too, which only ratd takes).
+const LOG_LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];
 
-impl LogLevel {
-    fn filter(self) -> LevelFilter {
-        match self {
-            LogLevel::Debug => LevelFilter::DEBUG,
-            LogLevel::Info => LevelFilter::INFO,
-            LogLevel::Warn => LevelFilter::WARN,
-            LogLevel::Error => LevelFilter::ERROR,
-        }
-    }
+fn log_level(level: String) -> LogLevel {
+    LogLevel::from_str(&level, false).expect("clap checked it is one of LOG_LEVELS")
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let level = cli.log_level.filter();
+    let level = cli.log_level.level_filter();
     // rat's own lines at the level asked; the libraries under it only for their warnings.
     let targets = Targets::new()
         .with_target("rat", level)

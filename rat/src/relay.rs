@@ -17,11 +17,9 @@ use std::future::Future;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE};
-use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -31,8 +29,11 @@ use tracing::{debug, warn};
 
 use rat_wire::tool::call_wait;
 
-use crate::failure::{Failure, PARSE_ERROR, TRANSPORT_ERROR, error_response};
-use crate::headers::{self, ToolHeaders};
+mod answers;
+mod exchange;
+
+use crate::failure::{PARSE_ERROR, TRANSPORT_ERROR, error_response};
+use crate::headers::ToolHeaders;
 use crate::lines::{Line, LineReader};
 use crate::message::{Kind, Message, Unrelayable, id_key};
 
@@ -91,11 +92,13 @@ pub struct BuildError(#[source] reqwest::Error);
 /// The relay between a harness and ratd. Build with [`Relay::new`], run with [`Relay::run`].
 #[derive(Debug)]
 pub struct Relay {
-    shared: Arc<Shared>,
+    shared: Arc<RelayState>,
 }
 
+/// What the tasks of one relay share: ratd's address and the HTTP client reaching it, the tool
+/// headers, the version negotiated and the calls in flight.
 #[derive(Debug)]
-struct Shared {
+struct RelayState {
     server: String,
     url: String,
     client: reqwest::Client,
@@ -127,7 +130,7 @@ impl Relay {
             .build()
             .map_err(BuildError)?;
         Ok(Self {
-            shared: Arc::new(Shared {
+            shared: Arc::new(RelayState {
                 url: format!("https://{}{}", config.server, crate::ENDPOINT_PATH),
                 server: config.server,
                 client,
@@ -337,335 +340,6 @@ async fn write_messages<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
-/// What an HTTP exchange gave: a body to write, nothing (202), or a failure.
-enum Answer {
-    Body(Bytes),
-    Nothing,
-}
-
-impl Shared {
-    /// The headers of a message: the fixed ones, the protocol version, and from 2026-07-28 on the
-    /// standard headers of SEP-2243.
-    fn headers_for(&self, message: &Message) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        map.insert(ACCEPT, HeaderValue::from_static(headers::ACCEPT));
-        let negotiated = || {
-            self.negotiated
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone()
-        };
-        let version = match &message.kind {
-            Kind::Batch { .. } => negotiated(),
-            Kind::Request { method, .. } if method == "initialize" => {
-                headers::meta_version(&message.value).map(str::to_owned)
-            }
-            _ => headers::meta_version(&message.value)
-                .map(str::to_owned)
-                .or_else(negotiated),
-        };
-        if let Some(version) = version
-            && let Ok(value) = HeaderValue::from_str(&version)
-        {
-            map.insert(headers::MCP_PROTOCOL_VERSION, value);
-            if headers::has_standard_headers(&version)
-                && !matches!(message.kind, Kind::Batch { .. })
-            {
-                headers::add_standard_headers(&message.value, &self.tools, &mut map);
-            }
-        }
-        map
-    }
-
-    fn unregister(&self, key: &str, registration: u64) {
-        let mut in_flight = self
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if in_flight.get(key).is_some_and(|(r, _)| *r == registration) {
-            in_flight.remove(key);
-        }
-    }
-
-    fn cancel(&self, key: &str) {
-        let in_flight = self
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, token)) = in_flight.get(key) {
-            token.cancel();
-        }
-    }
-
-    fn learn_version(&self, result: &Value) {
-        if let Some(version) = result
-            .get("result")
-            .and_then(|r| r.get("protocolVersion"))
-            .and_then(Value::as_str)
-        {
-            *self
-                .negotiated
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
-        }
-    }
-
-    /// One POST, read whole, within `timeout`.
-    async fn exchange(
-        &self,
-        body: Bytes,
-        headers: HeaderMap,
-        timeout: Duration,
-        expects_answer: bool,
-    ) -> Result<(StatusCode, Answer), Failure> {
-        let exchange = async {
-            let response = self
-                .client
-                .post(&self.url)
-                .headers(headers)
-                .body(body)
-                .send()
-                .await?;
-            let status = response.status();
-            let event_stream = response
-                .headers()
-                .get(CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
-            let bytes = response.bytes().await?;
-            Ok::<_, reqwest::Error>((status, event_stream, bytes))
-        };
-        let (status, event_stream, bytes) = match tokio::time::timeout(timeout, exchange).await {
-            Err(_) => {
-                return Err(Failure::Timeout {
-                    server: self.server.clone(),
-                    after: timeout,
-                });
-            }
-            Ok(Err(e)) => return Err(Failure::from_reqwest(&self.server, &e, timeout)),
-            Ok(Ok(answer)) => answer,
-        };
-        interpret(&self.server, status, event_stream, bytes, expects_answer).map(|a| (status, a))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn request(
-        &self,
-        id: &Value,
-        key: &str,
-        method: &str,
-        body: Bytes,
-        headers: HeaderMap,
-        timeout: Duration,
-        tx: &mpsc::UnboundedSender<Bytes>,
-    ) {
-        let started = Instant::now();
-        match self.exchange(body, headers, timeout, true).await {
-            Ok((status, Answer::Body(bytes))) => {
-                debug!(method, id = %key, status = status.as_u16(), duration = ?started.elapsed(), "relayed");
-                if method == "initialize"
-                    && let Ok(value) = serde_json::from_slice::<Value>(&bytes)
-                {
-                    self.learn_version(&value);
-                }
-                let _ = tx.send(bytes);
-            }
-            Ok((status, Answer::Nothing)) => {
-                // interpret() never gives Nothing when an answer is expected.
-                debug!(method, id = %key, status = status.as_u16(), "no answer");
-            }
-            Err(failure) => {
-                warn!(method, id = %key, error = %failure, "relay failed");
-                let _ = tx.send(Bytes::from(failure.to_response(id)));
-            }
-        }
-    }
-
-    async fn batch(
-        &self,
-        requests: Vec<(Value, bool)>,
-        body: Bytes,
-        headers: HeaderMap,
-        timeout: Duration,
-        tx: &mpsc::UnboundedSender<Bytes>,
-    ) {
-        let started = Instant::now();
-        let expects_answer = !requests.is_empty();
-        match self.exchange(body, headers, timeout, expects_answer).await {
-            Ok((status, Answer::Body(bytes))) => {
-                debug!(method = "(batch)", requests = requests.len(), status = status.as_u16(), duration = ?started.elapsed(), "relayed");
-                let initializes: Vec<&Value> = requests
-                    .iter()
-                    .filter(|(_, i)| *i)
-                    .map(|(id, _)| id)
-                    .collect();
-                if !initializes.is_empty()
-                    && let Ok(Value::Array(responses)) = serde_json::from_slice::<Value>(&bytes)
-                {
-                    for response in &responses {
-                        if response
-                            .get("id")
-                            .is_some_and(|id| initializes.contains(&id))
-                        {
-                            self.learn_version(response);
-                        }
-                    }
-                }
-                let _ = tx.send(bytes);
-            }
-            Ok((status, Answer::Nothing)) => {
-                debug!(method = "(batch)", status = status.as_u16(), duration = ?started.elapsed(), "relayed");
-            }
-            Err(failure) => {
-                warn!(method = "(batch)", error = %failure, "relay failed");
-                if expects_answer {
-                    let errors: Vec<Value> = requests
-                        .iter()
-                        .map(|(id, _)| {
-                            serde_json::from_slice(&failure.to_response(id)).expect("valid JSON")
-                        })
-                        .collect();
-                    let _ = tx.send(Bytes::from(
-                        serde_json::to_vec(&errors).expect("a JSON value serializes"),
-                    ));
-                }
-            }
-        }
-    }
-
-    /// A notification (or a client's response): nothing is written; a failure is only logged.
-    async fn notification(&self, method: &str, body: Bytes, headers: HeaderMap, timeout: Duration) {
-        let started = Instant::now();
-        match self.exchange(body, headers, timeout, false).await {
-            Ok((status, _)) if status.is_success() => {
-                debug!(method, status = status.as_u16(), duration = ?started.elapsed(), "relayed");
-            }
-            Ok((status, Answer::Body(bytes))) => {
-                let failure = Failure::Status {
-                    server: self.server.clone(),
-                    status: status.as_u16(),
-                    first_line: first_line(&bytes, status),
-                };
-                warn!(method, error = %failure, "relay failed");
-            }
-            Ok((status, Answer::Nothing)) => {
-                debug!(method, status = status.as_u16(), duration = ?started.elapsed(), "relayed");
-            }
-            Err(failure) => warn!(method, error = %failure, "relay failed"),
-        }
-    }
-}
-
-/// Reads what ratd answered: a JSON body is ratd's answer, written whatever the status (for an
-/// error status, when it is a JSON-RPC message); an empty 2xx body is the answer to a
-/// notification; anything else is a failure.
-fn interpret(
-    server: &str,
-    status: StatusCode,
-    event_stream: bool,
-    bytes: Bytes,
-    expects_answer: bool,
-) -> Result<Answer, Failure> {
-    let trimmed = trim(&bytes);
-    if trimmed.is_empty() {
-        if !status.is_success() {
-            return Err(Failure::Status {
-                server: server.to_owned(),
-                status: status.as_u16(),
-                first_line: status.canonical_reason().unwrap_or("no body").to_owned(),
-            });
-        }
-        if expects_answer {
-            return Err(Failure::Invalid {
-                server: server.to_owned(),
-                reason: format!(
-                    "HTTP {} with no body, where a JSON-RPC response was expected",
-                    status.as_u16()
-                ),
-            });
-        }
-        return Ok(Answer::Nothing);
-    }
-    let parsed = serde_json::from_slice::<serde::de::IgnoredAny>(trimmed);
-    let structured = matches!(trimmed.first(), Some(b'{' | b'['));
-    if parsed.is_ok() && structured && (status.is_success() || is_json_rpc(trimmed)) {
-        return Ok(Answer::Body(frame(&bytes)));
-    }
-    if !status.is_success() {
-        return Err(Failure::Status {
-            server: server.to_owned(),
-            status: status.as_u16(),
-            first_line: first_line(&bytes, status),
-        });
-    }
-    let reason = if event_stream {
-        "an event stream (text/event-stream), where rat expects a JSON body".to_owned()
-    } else {
-        match parsed {
-            Err(e) => format!("the body is not JSON: {e}"),
-            Ok(_) => "the body is not a JSON-RPC message".to_owned(),
-        }
-    };
-    Err(Failure::Invalid {
-        server: server.to_owned(),
-        reason,
-    })
-}
-
-/// Whether a JSON body is a JSON-RPC message (an object naming `jsonrpc`, or a batch).
-fn is_json_rpc(body: &[u8]) -> bool {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(object)) => object.contains_key("jsonrpc"),
-        Ok(Value::Array(_)) => true,
-        _ => false,
-    }
-}
-
-fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &bytes[start..end]
-}
-
-/// The body as one line: trailing line endings removed; a `\r` or `\n` inside (JSON whitespace,
-/// the only place a valid JSON text can hold one) becomes a space, as the stdio transport
-/// forbids new lines inside a message. ratd never sends either: its bodies go out untouched.
-fn frame(bytes: &Bytes) -> Bytes {
-    let mut end = bytes.len();
-    while end > 0 && matches!(bytes[end - 1], b'\n' | b'\r') {
-        end -= 1;
-    }
-    let body = bytes.slice(..end);
-    if memchr::memchr2(b'\n', b'\r', &body).is_none() {
-        return body;
-    }
-    Bytes::from(
-        body.iter()
-            .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
-            .collect::<Vec<u8>>(),
-    )
-}
-
-/// The first line of a body, at most 200 characters (the reason phrase when it is empty).
-fn first_line(bytes: &[u8], status: StatusCode) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let line = text.trim().lines().next().unwrap_or("").trim();
-    if line.is_empty() {
-        return status.canonical_reason().unwrap_or("no body").to_owned();
-    }
-    match line.char_indices().nth(200) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -723,57 +397,5 @@ mod tests {
             Duration::from_secs(50)
         );
         assert_eq!(wait_of(&json!([])), Duration::ZERO);
-    }
-
-    #[test]
-    fn bodies_are_framed_on_one_line() {
-        assert_eq!(
-            frame(&Bytes::from_static(b"{ \"a\" :1 }\r\n")),
-            Bytes::from_static(b"{ \"a\" :1 }")
-        );
-        assert_eq!(
-            frame(&Bytes::from_static(b"{\n\"a\":1}\n")),
-            Bytes::from_static(b"{ \"a\":1}")
-        );
-    }
-
-    #[test]
-    fn answers_and_failures() {
-        let ok = |status: u16, body: &'static [u8]| {
-            interpret(
-                "h:1",
-                StatusCode::from_u16(status).unwrap(),
-                false,
-                Bytes::from_static(body),
-                true,
-            )
-        };
-        assert!(matches!(
-            ok(200, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"),
-            Ok(Answer::Body(_))
-        ));
-        assert!(matches!(
-            ok(400, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{}}"),
-            Ok(Answer::Body(_))
-        ));
-        assert_eq!(
-            ok(502, b"<html>bad gateway</html>\nmore")
-                .err()
-                .unwrap()
-                .to_string(),
-            "ratd at h:1 answered HTTP 502: <html>bad gateway</html>"
-        );
-        assert_eq!(
-            ok(502, b"").err().unwrap().to_string(),
-            "ratd at h:1 answered HTTP 502: Bad Gateway"
-        );
-        assert_eq!(
-            ok(200, b"hello").err().unwrap().to_string(),
-            "ratd at h:1 sent an invalid response: the body is not JSON: expected value at line 1 column 1"
-        );
-        assert_eq!(
-            ok(202, b"").err().unwrap().to_string(),
-            "ratd at h:1 sent an invalid response: HTTP 202 with no body, where a JSON-RPC response was expected"
-        );
     }
 }

@@ -8,14 +8,17 @@
 //! (notifications unanswered). From 2025-06-18 on, a batch is refused with 400, in the words of
 //! the official Go MCP SDK, which the Go build rat started from used.
 
+use std::convert::Infallible;
+
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Body as HttpBody;
 use rmcp::model::ClientJsonRpcMessage;
 use serde_json::{Value, json};
 
-use crate::serve::Body;
+/// The body of every response ratd sends.
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
 
 /// The first protocol version without batches.
 const NO_BATCHES_FROM: &str = "2025-06-18";
@@ -233,7 +236,7 @@ fn item_request(
     let mut headers = parts.headers.clone();
     headers.remove(http::header::CONTENT_LENGTH);
     *request.headers_mut() = headers;
-    if let Some(peer) = parts.extensions.get::<crate::serve::Peer>() {
+    if let Some(peer) = parts.extensions.get::<crate::peer::Peer>() {
         request.extensions_mut().insert(peer.clone());
     }
     Ok(request)

@@ -8,7 +8,7 @@ use std::fmt;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use rat_core::tools::ReadBudget;
 
 /// ratd's flags, parsed by clap. [`Args::config`] turns them into a [`crate::Config`].
@@ -69,36 +69,22 @@ impl Args {
     }
 }
 
-/// The levels of `--log-level`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogLevel {
-    /// Errors only.
-    Error,
-    /// Warnings and errors.
-    Warn,
-    /// Lifecycle and one line per tool call (the default).
-    Info,
-    /// Also one line per MCP request, and rmcp's, hyper's and rustls' info lines.
-    Debug,
-    /// Everything, including hyper's traces (rmcp's content-bearing lines never).
-    Trace,
-}
+/// The levels of `--log-level`, shared with rat.
+pub use rat_core::connect::LogLevel;
 
-impl LogLevel {
-    /// The `tracing_subscriber::EnvFilter` directives for this level. rmcp logs every
-    /// stateless request at info level (`docs/design/status-and-logs.md`), hyper and rustls their
-    /// connections: only their warnings and errors are kept below debug.
-    pub fn filter_directives(self) -> &'static str {
-        match self {
-            LogLevel::Error => "error",
-            LogLevel::Warn => "warn",
-            LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
-            // rmcp's own debug and trace lines print every request and response whole (texts,
-            // keys, file contents): never below info, whatever the level (the logs never hold
-            // content: `docs/design/status-and-logs.md`).
-            LogLevel::Debug => "debug,rmcp=info,hyper=info,h2=info,rustls=info",
-            LogLevel::Trace => "trace,rmcp=info",
-        }
+/// The `tracing_subscriber::EnvFilter` directives for `level`. rmcp logs every
+/// stateless request at info level (`docs/design/status-and-logs.md`), hyper and rustls their
+/// connections: only their warnings and errors are kept below debug.
+pub fn filter_directives(level: LogLevel) -> &'static str {
+    match level {
+        LogLevel::Error => "error",
+        LogLevel::Warn => "warn",
+        LogLevel::Info => "info,rmcp=warn,hyper=warn,hyper_util=warn,h2=warn,rustls=warn",
+        // rmcp's own debug and trace lines print every request and response whole (texts,
+        // keys, file contents): never below info, whatever the level (the logs never hold
+        // content: `docs/design/status-and-logs.md`).
+        LogLevel::Debug => "debug,rmcp=info,hyper=info,h2=info,rustls=info",
+        LogLevel::Trace => "trace,rmcp=info",
     }
 }
 

@@ -25,6 +25,7 @@
 mod bodies;
 pub mod cli;
 pub mod mcp;
+mod peer;
 pub mod serve;
 pub mod service;
 mod tools;
@@ -44,7 +45,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use cli::{Args, Listen};
-pub use serve::Peer;
+pub use peer::Peer;
 pub use service::notify::Notifier;
 pub use service::supervisor::TooManyDeaths;
 pub use tools::InFlight;
@@ -79,7 +80,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// Why ratd could not start: each names the step that failed and what to do.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartError {
+pub enum StartupFailure {
     /// Step 1: the bundle did not load or failed a check.
     #[error("the bundle in {} can not be used: {source}", dir.display())]
     Bundle {
@@ -131,7 +132,7 @@ pub struct Ratd {
     listeners: Vec<TcpListener>,
     acceptor: TlsAcceptor,
     controller: Controller,
-    shared: Arc<mcp::Shared>,
+    shared: Arc<mcp::McpState>,
     /// The end of the bundle's validity, checked again every day.
     not_after: SystemTime,
 }
@@ -141,11 +142,11 @@ impl Ratd {
     /// server, check the terminals, listen.
     ///
     /// # Errors
-    /// [`StartError`], naming the step; the tmux server started at step 2 is stopped again when
+    /// [`StartupFailure`], naming the step; the tmux server started at step 2 is stopped again when
     /// a later step fails.
-    pub async fn start(config: Config) -> Result<Ratd, StartError> {
+    pub async fn start(config: Config) -> Result<Ratd, StartupFailure> {
         // 1. The bundle: the server certificate names the tenant.
-        let side = mtls::load_server(&config.bundle).map_err(|source| StartError::Bundle {
+        let side = mtls::load_server(&config.bundle).map_err(|source| StartupFailure::Bundle {
             dir: config.bundle.clone(),
             source,
         })?;
@@ -162,7 +163,7 @@ impl Ratd {
         let controller =
             Controller::start(terminals)
                 .await
-                .map_err(|source| StartError::Terminals {
+                .map_err(|source| StartupFailure::Terminals {
                     tenant: tenant.clone(),
                     source,
                 })?;
@@ -181,7 +182,7 @@ impl Ratd {
             Ok(listeners) => listeners,
             Err(source) => {
                 let _ = controller.stop().await;
-                return Err(StartError::Listen {
+                return Err(StartupFailure::Listen {
                     listen: config.listen.to_string(),
                     source,
                 });
@@ -201,7 +202,7 @@ impl Ratd {
             Notifier::nowhere(),
         ));
         status.degrade(|d| *d = degradations);
-        let shared = Arc::new(mcp::Shared::new(
+        let shared = Arc::new(mcp::McpState::new(
             &tenant,
             &host,
             tools,
@@ -244,7 +245,7 @@ impl Ratd {
     /// tool schemas, then to serve, as a tools/call at 2026-07-28 does). Returned to be dropped
     /// by the caller. For the benchmark of the per-request build (docs/benchmarks.md, ratd),
     /// which the Go build rat started from measured at 0.1 ms and 335 KB.
-    #[doc(hidden)]
+    #[cfg(feature = "test-support")]
     pub fn build_request_service(&self, peer: Peer) -> impl Send + use<> {
         let service = self.shared.service_for(peer.clone());
         let first = self.shared.handler(peer.clone());
@@ -350,7 +351,7 @@ impl Ratd {
             joined = &mut supervisor => Some(joined),
         };
 
-        status.stopping(service::status::StopStep::ClosingTheDoor);
+        status.stopping(service::status::StoppingStatus::ClosingTheDoor);
         tracing::info!(tenant, "stopping: closing the door");
         stop_service.cancel();
         door.cancel();
@@ -380,7 +381,7 @@ impl Ratd {
         }
         hard_stop.cancel();
         connections.wait().await;
-        status.stopping(service::status::StopStep::StoppingTheTerminals);
+        status.stopping(service::status::StoppingStatus::StoppingTheTerminals);
         tracing::info!(tenant, "stopping: stopping the terminals");
         let gave_up = matches!(supervised, Ok(Err(_)));
         match controller.stop().await {
@@ -418,8 +419,8 @@ impl Ratd {
 /// Starts ratd and serves until `shutdown` fires: [`Ratd::start`], then [`Ratd::serve`].
 ///
 /// # Errors
-/// [`StartError`] when a startup step fails.
-pub async fn run(config: Config, shutdown: CancellationToken) -> Result<(), StartError> {
+/// [`StartupFailure`] when a startup step fails.
+pub async fn run(config: Config, shutdown: CancellationToken) -> Result<(), StartupFailure> {
     Ratd::start(config).await?.serve(shutdown).await;
     Ok(())
 }
@@ -430,7 +431,7 @@ pub async fn run(config: Config, shutdown: CancellationToken) -> Result<(), Star
 pub enum RunError {
     /// A startup step failed.
     #[error(transparent)]
-    Start(#[from] StartError),
+    Start(#[from] StartupFailure),
     /// The supervisor gave up on the tmux server.
     #[error(transparent)]
     TerminalsDying(#[from] TooManyDeaths),

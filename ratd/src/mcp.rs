@@ -10,20 +10,17 @@ use std::time::{Duration, Instant};
 use rat_core::tools::{Outcome, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
 
-use crate::serve::Peer;
-
-/// How long a tool call may take, plus its wait for wait_window (`docs/design/transport.md`,
-/// Timeouts): tmux answers in milliseconds, beyond this it is stuck.
-pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::peer::Peer;
+use crate::service::logs::{call_line, cut_quoted};
+use crate::tools::Runner;
 
 /// The largest request body rmcp reads: 4 MiB of JSON, 413 beyond
 /// (`docs/design/transport.md`, Body limits).
@@ -44,13 +41,13 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 
 /// What every request of a ratd shares: built once at startup, read by the service built for
 /// each request.
-pub(crate) struct Shared {
+pub(crate) struct McpState {
     /// Server info and instructions, as initialize and server/discover return them.
     info: ServerConfig,
     /// The nine tools, with their schemas, descriptions and annotations.
     tools: Vec<Tool>,
     /// The tool runners: the terminals of the tenant and the read budget of the file tools.
-    pub(crate) runner: crate::tools::Runner,
+    pub(crate) runner: Runner,
     /// The status line: last seen per session, degradations, waits
     /// (`docs/design/status-and-logs.md`).
     pub(crate) status: Arc<crate::service::status::Status>,
@@ -58,7 +55,7 @@ pub(crate) struct Shared {
     http: StreamableHttpServerConfig,
 }
 
-impl Shared {
+impl McpState {
     /// The shared state of a ratd serving `tenant` on `host`, whose tools are `tools` and whose
     /// instructions are `instructions`.
     pub(crate) fn new(
@@ -66,7 +63,7 @@ impl Shared {
         host: &str,
         tools: Vec<Tool>,
         instructions: String,
-        runner: crate::tools::Runner,
+        runner: Runner,
         status: Arc<crate::service::status::Status>,
     ) -> Self {
         let mut server_info = Implementation::new("rat", env!("CARGO_PKG_VERSION"));
@@ -108,7 +105,7 @@ impl Shared {
         )
     }
 
-    /// The handler rmcp asks the factory of [`Shared::service_for`] for, bound to `peer`.
+    /// The handler rmcp asks the factory of [`McpState::service_for`] for, bound to `peer`.
     pub(crate) fn handler(self: &Arc<Self>, peer: Peer) -> RatServer {
         RatServer {
             shared: self.clone(),
@@ -120,7 +117,7 @@ impl Shared {
 /// rat's MCP server for one request: the nine tools bound to the session of `peer`.
 #[derive(Clone)]
 pub struct RatServer {
-    shared: Arc<Shared>,
+    shared: Arc<McpState>,
     peer: Peer,
 }
 
@@ -268,98 +265,6 @@ fn refused(peer: &Peer, method: &str, cause: &'static str) {
     );
 }
 
-/// `call TOOL key=value ...`: a value holding a space, a quote, an `=`, a backslash or a
-/// character that is not printable is quoted and escaped, as Go's slog text handler does, so
-/// that a path or a window name given by an agent can never end the line or forge another
-/// (a newline, a NUL, an escape sequence).
-/// The most bytes of one value [`call_line`] writes; longer ones are cut, their size told.
-const MAX_LOGGED: usize = 256;
-
-fn call_line(tool: &str, log: &[(&'static str, String)]) -> String {
-    let mut line = format!("call {tool}");
-    for (key, value) in log {
-        // A value refused for its size (a window name of 100 KB) is not kept whole.
-        let cut;
-        let value = if value.len() > MAX_LOGGED {
-            cut = format!(
-                "{}... ({} bytes)",
-                crate::service::logs::head(value, MAX_LOGGED),
-                value.len()
-            );
-            &cut
-        } else {
-            value
-        };
-        line.push(' ');
-        line.push_str(key);
-        line.push('=');
-        // escape_debug leaves a printable character alone, and escapes quotes and backslashes.
-        let plain = !value.is_empty()
-            && value
-                .chars()
-                .all(|c| c != '=' && !c.is_whitespace() && c.escape_debug().count() == 1);
-        if plain {
-            line.push_str(value);
-        } else {
-            line.push_str(&format!("{value:?}"));
-        }
-    }
-    line
-}
-
-/// Reads the arguments of `tool` into its input type, or the result telling the agent what is
-/// wrong with them (MCP: bad arguments are a tool result with isError, which the model reads,
-/// rather than a protocol error, which harnesses show as an opaque failure).
-pub(crate) fn arguments<T: DeserializeOwned>(
-    tool: &str,
-    arguments: JsonObject,
-) -> Result<T, ToolResult> {
-    serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
-        // serde names the value it could not read: a text, keys spelling a password. The agent
-        // sent it and reads its start; the log never holds it.
-        let error = error.to_string();
-        ToolResult::refused(
-            format!(
-                "The arguments of {tool} are not valid: {}. Nothing was done: call {tool} \
-again with arguments that follow its input schema.",
-                cut_quoted(&error, 64)
-            ),
-            format!("invalid arguments: {}", cut_quoted(&error, 0)),
-        )
-    })
-}
-
-/// `text` with each of its double-quoted strings (escapes followed) cut after `keep`
-/// characters, `...` marking a cut: `"hunter2"` becomes `"..."` with `keep` 0.
-fn cut_quoted(text: &str, keep: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(1024));
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c != '"' {
-            continue;
-        }
-        let (mut kept, mut cut, mut escaped) = (0, false, false);
-        for c in chars.by_ref() {
-            if !escaped && c == '"' {
-                if cut {
-                    out.push_str("...");
-                }
-                out.push('"');
-                break;
-            }
-            escaped = !escaped && c == '\\';
-            if kept < keep {
-                out.push(c);
-                kept += 1;
-            } else {
-                cut = true;
-            }
-        }
-    }
-    out
-}
-
 /// An rmcp [`Tool`] from rat-core's definition, every annotation hint set explicitly
 /// (MCP reads a missing destructive or open world hint as true: `docs/design/tools.md`).
 pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
@@ -374,54 +279,4 @@ pub(crate) fn rmcp_tool(def: rat_core::catalog::ToolDef) -> Tool {
         None => tool,
     }
     .annotate(annotations)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::call_line;
-
-    #[test]
-    fn quoted_values_are_cut() {
-        use super::cut_quoted;
-        let serde = r#"invalid type: string "hunter2-KEYS", expected a sequence"#;
-        assert_eq!(
-            cut_quoted(serde, 0),
-            r#"invalid type: string "...", expected a sequence"#
-        );
-        assert_eq!(cut_quoted(serde, 64), serde);
-        assert_eq!(
-            cut_quoted(serde, 4),
-            r#"invalid type: string "hunt...", expected a sequence"#
-        );
-        assert_eq!(cut_quoted(r#"a "b\"c" d "" e"#, 0), r#"a "..." d "" e"#);
-        assert_eq!(cut_quoted("no quotes", 0), "no quotes");
-    }
-
-    #[test]
-    fn values_an_agent_gives_can_not_forge_a_line() {
-        let log = |value: &str| call_line("read_file", &[("path", value.to_owned())]);
-        assert_eq!(log("/tmp/notes.txt"), "call read_file path=/tmp/notes.txt");
-        assert_eq!(log("~/é/ü"), "call read_file path=~/é/ü");
-        assert_eq!(
-            log("/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin"),
-            r#"call read_file path="/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin""#
-        );
-        assert_eq!(log("/tmp/a\0b"), r#"call read_file path="/tmp/a\0b""#);
-        assert_eq!(
-            log("/tmp/\u{1b}[31mred"),
-            r#"call read_file path="/tmp/\u{1b}[31mred""#
-        );
-        assert_eq!(log("/tmp/my file"), r#"call read_file path="/tmp/my file""#);
-        assert_eq!(log("a=b\"c\\"), r#"call read_file path="a=b\"c\\""#);
-        assert_eq!(log("\u{202e}evil"), r#"call read_file path="\u{202e}evil""#);
-        assert_eq!(log(""), r#"call read_file path="""#);
-        let long = "/".to_owned() + &"é".repeat(200);
-        assert_eq!(
-            log(&long),
-            format!(
-                r#"call read_file path="/{}... (401 bytes)""#,
-                "é".repeat(127)
-            )
-        );
-    }
 }

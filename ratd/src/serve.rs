@@ -17,27 +17,28 @@
 //! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and
 //! `Activity` keeps the deadlines instead.
 
+mod activity;
+
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Notify;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::mcp::Shared;
+use crate::bodies::Body;
+use crate::mcp::McpState;
+use crate::peer::Peer;
+use activity::{Activity, ActivityIo};
 
 /// How long a TLS handshake, and then the header of each request, may take: Go's
 /// ReadHeaderTimeout, which also bounds the handshake (`docs/design/transport.md`, Timeouts).
@@ -50,21 +51,6 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The one path ratd serves (`docs/design/transport.md`, Serving), shared with its clients.
 pub use rat_core::connect::ENDPOINT_PATH;
 
-/// Who sent a request: the client name of its certificate (= its tmux session) and the address
-/// of the connection. Put into the extensions of every HTTP request, which rmcp hands to tool
-/// calls in their request context (`http::request::Parts`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Peer {
-    /// The common name of the verified client certificate: the client, and its tmux session.
-    pub client: Arc<str>,
-    /// The address of the connection (behind a proxy, the proxy's: X-Forwarded-For is never
-    /// read: `docs/design/status-and-logs.md`).
-    pub addr: SocketAddr,
-}
-
-/// The body of every response ratd sends.
-pub(crate) type Body = BoxBody<Bytes, Infallible>;
-
 /// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
 /// `hard_stop` drops the connections still open.
 #[allow(clippy::too_many_arguments)]
@@ -72,7 +58,7 @@ pub(crate) async fn accept_loop(
     listener: TcpListener,
     cap: Arc<ConnectionCap>,
     acceptor: TlsAcceptor,
-    shared: Arc<Shared>,
+    shared: Arc<McpState>,
     tracker: TaskTracker,
     stop: CancellationToken,
     hard_stop: CancellationToken,
@@ -171,7 +157,7 @@ async fn serve_connection(
     tcp: TcpStream,
     addr: SocketAddr,
     acceptor: TlsAcceptor,
-    shared: Arc<Shared>,
+    shared: Arc<McpState>,
     refusals: Arc<RefusalLog>,
     stop: CancellationToken,
     hard_stop: CancellationToken,
@@ -376,7 +362,7 @@ async fn linger_after_refusal(
 /// served message by message up to protocol 2025-03-26; a body that is no JSON-RPC message,
 /// 400 saying why.
 pub(crate) async fn route(
-    shared: &Arc<Shared>,
+    shared: &Arc<McpState>,
     peer: Peer,
     mut request: Request<Incoming>,
 ) -> Response<Body> {
@@ -518,146 +504,6 @@ impl RefusalLog {
                 }
             }
         }
-    }
-}
-
-/// The state of a connection the deadlines depend on, shared by its I/O (bytes read) and its
-/// service (requests begun and done).
-struct Activity {
-    state: Mutex<ActivityState>,
-    changed: Notify,
-}
-
-struct ActivityState {
-    /// Requests being served (their service future alive).
-    in_flight: usize,
-    /// When the header of the next request started: the end of the handshake for the first
-    /// request, the first byte read for the next ones. None while idle or busy.
-    head_started: Option<Instant>,
-    /// When the connection went idle (its last request done).
-    idle_since: Instant,
-}
-
-impl Activity {
-    fn new() -> Self {
-        let now = Instant::now();
-        Self {
-            state: Mutex::new(ActivityState {
-                in_flight: 0,
-                head_started: Some(now),
-                idle_since: now,
-            }),
-            changed: Notify::new(),
-        }
-    }
-
-    fn read_bytes(&self) {
-        let mut state = self.state.lock().expect("activity lock");
-        if state.in_flight == 0 && state.head_started.is_none() {
-            state.head_started = Some(Instant::now());
-            drop(state);
-            self.changed.notify_one();
-        }
-    }
-
-    fn begin_request(self: &Arc<Self>) -> Busy {
-        let mut state = self.state.lock().expect("activity lock");
-        state.in_flight += 1;
-        state.head_started = None;
-        drop(state);
-        self.changed.notify_one();
-        Busy(self.clone())
-    }
-
-    /// The deadline of the connection now: none while a request is served.
-    fn deadline(&self) -> Option<Instant> {
-        let state = self.state.lock().expect("activity lock");
-        if state.in_flight > 0 {
-            None
-        } else if let Some(head) = state.head_started {
-            Some(head + READ_HEADER_TIMEOUT)
-        } else {
-            Some(state.idle_since + IDLE_TIMEOUT)
-        }
-    }
-
-    /// Resolves once the connection passed its deadline.
-    async fn expired(&self) {
-        loop {
-            let changed = self.changed.notified();
-            match self.deadline() {
-                Some(deadline) if deadline <= Instant::now() => return,
-                Some(deadline) => {
-                    tokio::select! {
-                        () = tokio::time::sleep_until(deadline.into()) => {}
-                        () = changed => {}
-                    }
-                }
-                None => changed.await,
-            }
-        }
-    }
-}
-
-/// A request being served; dropped when its service future ends (answered or dropped).
-struct Busy(Arc<Activity>);
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        let mut state = self.0.state.lock().expect("activity lock");
-        state.in_flight -= 1;
-        if state.in_flight == 0 {
-            state.idle_since = Instant::now();
-        }
-        drop(state);
-        self.0.changed.notify_one();
-    }
-}
-
-/// The TLS stream of a connection, telling [`Activity`] when request bytes arrive.
-struct ActivityIo<T> {
-    inner: T,
-    activity: Arc<Activity>,
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for ActivityIo<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(poll, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.activity.read_bytes();
-        }
-        poll
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for ActivityIo<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
     }
 }
 

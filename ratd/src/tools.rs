@@ -14,10 +14,37 @@ use rat_core::terminals::{
 };
 use rat_core::tools::{ReadBudget, ToolResult};
 use rmcp::model::JsonObject;
+use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::{TOOL_TIMEOUT, arguments};
-use crate::serve::Peer;
+use crate::peer::Peer;
+use crate::service::logs::cut_quoted;
+
+/// How long a tool call may take, plus its wait for wait_window (`docs/design/transport.md`,
+/// Timeouts): tmux answers in milliseconds, beyond this it is stuck.
+pub(crate) const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Reads the arguments of `tool` into its input type, or the result telling the agent what is
+/// wrong with them (MCP: bad arguments are a tool result with isError, which the model reads,
+/// rather than a protocol error, which harnesses show as an opaque failure).
+pub(crate) fn arguments<T: DeserializeOwned>(
+    tool: &str,
+    arguments: JsonObject,
+) -> Result<T, ToolResult> {
+    serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
+        // serde names the value it could not read: a text, keys spelling a password. The agent
+        // sent it and reads its start; the log never holds it.
+        let error = error.to_string();
+        ToolResult::refused(
+            format!(
+                "The arguments of {tool} are not valid: {}. Nothing was done: call {tool} \
+again with arguments that follow its input schema.",
+                cut_quoted(&error, 64)
+            ),
+            format!("invalid arguments: {}", cut_quoted(&error, 0)),
+        )
+    })
+}
 
 /// The text of a call tmux did not answer within its time (beyond it, tmux is stuck, and the
 /// agent is told so: `docs/design/transport.md`, Timeouts).

@@ -78,7 +78,7 @@
 //! its lines"), and a range from the end is then numbered from the end ("lines -100 to -41
 //! counted from the end"). Reading from the end reads backwards: instant on any size. Every range
 //! is read forward and cut at the end, telling the line to continue with. How scanning is fast:
-//! see [`scan`].
+//! see `files/scan.rs`.
 //!
 //! **Time**: file operations can not be interrupted. Each runs on a blocking thread
 //! (`spawn_blocking`); on a file system not answering (a stale NFS mount, which blocks a human as
@@ -99,7 +99,10 @@ use nix::errno::Errno;
 use crate::tools::{Outcome, ReadBudget, ToolResult};
 
 mod read;
+#[cfg(feature = "test-support")]
 pub mod scan;
+#[cfg(not(feature = "test-support"))]
+mod scan;
 pub mod text;
 mod write;
 
@@ -375,29 +378,13 @@ fn failure_text(
                 path.display()
             )
         }
-        Some(errno) => format!("{what} failed: {}.", system_reason(errno)),
+        Some(errno) => format!("{what} failed: {}.", crate::words::os_reason(errno as i32)),
         None => format!("{what} failed: internal error, logged."),
     };
     if partial {
         text += " The file may be partial: write it again once fixed.";
     }
     text
-}
-
-/// The system's reason for `errno`, as strerror(3) words it in the C locale, its first letter
-/// lowered as the kernel's own words and Go spell errors (`No space left on device` becomes
-/// `no space left on device`).
-fn system_reason(errno: Errno) -> String {
-    let message = io::Error::from_raw_os_error(errno as i32).to_string();
-    // std appends " (os error N)"
-    let reason = message
-        .rsplit_once(" (os error ")
-        .map_or(message.as_str(), |(reason, _)| reason);
-    let mut chars = reason.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 /// Whether a failure with `errno` comes from the agent's input or the state it asked about

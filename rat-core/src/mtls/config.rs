@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{ResolvesClientCert, verify_server_cert_signed_by_trust_anchor};
 use rustls::crypto::{WebPkiSupportedAlgorithms, verify_tls12_signature, verify_tls13_signature};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::server::{ParsedCertificate, WebPkiClientVerifier};
 use rustls::sign::{CertifiedKey, SigningKey};
@@ -17,37 +17,10 @@ use rustls::{
 use x509_parser::prelude::{FromDer, X509Certificate};
 
 use super::cert::{common_name, provider};
-use super::side::{LoadError, Side};
 
 /// The only application protocol ratd speaks: HTTP/1.1, no h2: requests are short JSON
 /// exchanges (`docs/design/transport.md`, Serving).
 pub const ALPN_HTTP11: &[u8] = b"http/1.1";
-
-fn load_error(side: &Side, e: Error) -> LoadError {
-    // Checks 1 to 7 passed: rustls refusing the credential means the CA is not usable as a
-    // trust anchor, or the key does not fit the certificate.
-    match e {
-        Error::InvalidCertificate(_) | Error::General(_) => LoadError::NotSignedByCa {
-            certificate: side.role.cert_file().to_owned(),
-            ca: super::CA_FILE.to_owned(),
-            reason: format!("the CA is not usable as a trust anchor: {e}"),
-        },
-        e => LoadError::KeyMismatch {
-            key: format!("{} ({e})", side.role.key_file()),
-            certificate: side.role.cert_file().to_owned(),
-        },
-    }
-}
-
-pub(crate) fn server_config(side: &Side) -> Result<Arc<rustls::ServerConfig>, LoadError> {
-    build_server_config(&side.ca, &side.certificate, side.key.clone())
-        .map_err(|e| load_error(side, e))
-}
-
-pub(crate) fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, LoadError> {
-    build_client_config(&side.ca, &side.certificate, side.key.clone())
-        .map_err(|e| load_error(side, e))
-}
 
 /// The configuration [`ServerSide::rustls_config`](super::ServerSide::rustls_config) returns,
 /// built from parts WITHOUT the checks of loading: for tests that need a server holding mixed
@@ -55,10 +28,11 @@ pub(crate) fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, Lo
 ///
 /// # Errors
 /// rustls refusing the CA as a trust anchor or the key.
+#[cfg(feature = "test-support")]
 pub fn unchecked_server_config(
     ca: &CertificateDer<'static>,
     certificate: &CertificateDer<'static>,
-    key: PrivateKeyDer<'static>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
 ) -> Result<Arc<rustls::ServerConfig>, Error> {
     let key = provider().key_provider.load_private_key(key)?;
     build_server_config(ca, certificate, key)
@@ -70,10 +44,11 @@ pub fn unchecked_server_config(
 ///
 /// # Errors
 /// rustls refusing the CA as a trust anchor or the key.
+#[cfg(feature = "test-support")]
 pub fn unchecked_client_config(
     ca: &CertificateDer<'static>,
     certificate: &CertificateDer<'static>,
-    key: PrivateKeyDer<'static>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
 ) -> Result<Arc<rustls::ClientConfig>, Error> {
     let key = provider().key_provider.load_private_key(key)?;
     build_client_config(ca, certificate, key)
@@ -85,7 +60,7 @@ fn roots(ca: &CertificateDer<'static>) -> Result<Arc<RootCertStore>, Error> {
     Ok(Arc::new(roots))
 }
 
-fn build_server_config(
+pub(super) fn build_server_config(
     ca: &CertificateDer<'static>,
     certificate: &CertificateDer<'static>,
     key: Arc<dyn SigningKey>,
@@ -104,7 +79,7 @@ fn build_server_config(
     Ok(Arc::new(config))
 }
 
-fn build_client_config(
+pub(super) fn build_client_config(
     ca: &CertificateDer<'static>,
     certificate: &CertificateDer<'static>,
     key: Arc<dyn SigningKey>,

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use rustls::Error;
 use rustls_pki_types::CertificateDer;
 
 use super::cert::fingerprint;
@@ -12,7 +13,7 @@ use super::checks::{check_contents, check_dir};
 use super::config;
 #[cfg(doc)]
 use super::side::Check;
-use super::side::{LoadError, Role, Side};
+use super::side::{CA_FILE, LoadError, Role, Side};
 
 /// The server side of a bundle (`DIR/server`), loaded and checked: what ratd holds.
 #[derive(Debug, Clone)]
@@ -36,6 +37,32 @@ pub enum LoadedSide {
     Server(ServerSide),
     /// The directory held `client.crt`.
     Client(ClientSide),
+}
+
+fn load_error(side: &Side, e: Error) -> LoadError {
+    // Checks 1 to 7 passed: rustls refusing the credential means the CA is not usable as a
+    // trust anchor, or the key does not fit the certificate.
+    match e {
+        Error::InvalidCertificate(_) | Error::General(_) => LoadError::NotSignedByCa {
+            certificate: side.role.cert_file().to_owned(),
+            ca: CA_FILE.to_owned(),
+            reason: format!("the CA is not usable as a trust anchor: {e}"),
+        },
+        e => LoadError::KeyMismatch {
+            key: format!("{} ({e})", side.role.key_file()),
+            certificate: side.role.cert_file().to_owned(),
+        },
+    }
+}
+
+fn server_config(side: &Side) -> Result<Arc<rustls::ServerConfig>, LoadError> {
+    config::build_server_config(&side.ca, &side.certificate, side.key.clone())
+        .map_err(|e| load_error(side, e))
+}
+
+fn client_config(side: &Side) -> Result<Arc<rustls::ClientConfig>, LoadError> {
+    config::build_client_config(&side.ca, &side.certificate, side.key.clone())
+        .map_err(|e| load_error(side, e))
 }
 
 macro_rules! common_accessors {
@@ -84,7 +111,7 @@ impl ServerSide {
     }
 
     fn new(side: Side) -> Result<Self, LoadError> {
-        let config = config::server_config(&side)?;
+        let config = server_config(&side)?;
         Ok(Self { side, config })
     }
 
@@ -116,7 +143,7 @@ impl ClientSide {
     }
 
     fn new(side: Side) -> Result<Self, LoadError> {
-        let config = config::client_config(&side)?;
+        let config = client_config(&side)?;
         Ok(Self { side, config })
     }
 

@@ -72,10 +72,10 @@ mod names;
 mod side;
 
 pub use cert::{fingerprint, format_time, provider};
-pub use config::{
-    ALPN_HTTP11, peer_client_name, peer_name, peer_name_from_certs, unchecked_client_config,
-    unchecked_server_config,
-};
+pub use config::{ALPN_HTTP11, peer_client_name, peer_name, peer_name_from_certs};
+/// Test support: rustls configurations built WITHOUT the checks of loading.
+#[cfg(feature = "test-support")]
+pub use config::{unchecked_client_config, unchecked_server_config};
 pub use expiry::{
     EXPIRY_WARNING, describe_validity, expiry_warning, needs_expiry_warning, validity_left,
 };

@@ -4,17 +4,7 @@
 /// SIGPIPE's exit status (128 + 13): a writer whose reader stopped early (`yes | head`).
 const SIGPIPE_STATUS: i32 = 141;
 
-/// A duration told to agents in its largest unit: `12s`, `3m`, `2h`, then days beyond two days
-/// (`3d`). Models do not know the current time, so times are told relative to now.
-pub fn ago(seconds: i64) -> String {
-    let s = seconds.max(0);
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..172_800 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
-}
+pub use crate::words::ago;
 
 /// The commands of a pipeline before its last one that failed: (position from 1, status).
 fn failures_before_last(statuses: &[i32]) -> Vec<(usize, i32)> {

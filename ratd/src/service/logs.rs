@@ -24,7 +24,7 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::cli::LogLevel;
+use crate::cli::{LogLevel, filter_directives};
 
 /// The environment variable systemd names the journal stream of stdout and stderr in:
 /// `DEVICE:INODE`, both decimal (`systemd.exec(5)`).
@@ -83,11 +83,11 @@ pub fn priority(level: &Level) -> u8 {
     }
 }
 
-/// The filter of `--log-level` ([`LogLevel::filter_directives`]): the level for ratd, and for
+/// The filter of `--log-level` ([`filter_directives`]): the level for ratd, and for
 /// the libraries whose own info lines are chatter (rmcp logs every stateless request at info;
 /// hyper and rustls their connections) nothing under warning unless `--log-level debug` asks.
 pub fn filter(level: LogLevel) -> EnvFilter {
-    EnvFilter::new(level.filter_directives())
+    EnvFilter::new(filter_directives(level))
 }
 
 /// The journal's line format: `<N>` then the message and its fields, no time, no level.
@@ -151,7 +151,7 @@ pub const MAX_LINE: usize = 16 * 1024;
 /// A writer that keeps each event on one line of its own, whatever the event holds: control
 /// characters but tab (a new line, a carriage return, a NUL, an escape sequence) are written
 /// escaped as Rust writes them (`\n`, `\0`, `\u{1b}`), and a line over [`MAX_LINE`] is cut.
-/// ratd's own values are quoted already ([`crate::mcp`]); this covers what libraries log
+/// ratd's own values are quoted already ([`call_line`]); this covers what libraries log
 /// (rmcp writes a JSON-RPC id as the client sent it), the message, and the journal's `<N>`
 /// priority prefix, which a forged line could otherwise carry.
 ///
@@ -255,6 +255,72 @@ impl tracing::field::Visit for Message {
             self.0 = Some(format!("{value:?}"));
         }
     }
+}
+
+/// The most bytes of one value [`call_line`] writes; longer ones are cut, their size told.
+const MAX_LOGGED: usize = 256;
+
+/// `call TOOL key=value ...`: a value holding a space, a quote, an `=`, a backslash or a
+/// character that is not printable is quoted and escaped, as Go's slog text handler does, so
+/// that a path or a window name given by an agent can never end the line or forge another
+/// (a newline, a NUL, an escape sequence).
+pub(crate) fn call_line(tool: &str, log: &[(&'static str, String)]) -> String {
+    let mut line = format!("call {tool}");
+    for (key, value) in log {
+        // A value refused for its size (a window name of 100 KB) is not kept whole.
+        let cut;
+        let value = if value.len() > MAX_LOGGED {
+            cut = format!("{}... ({} bytes)", head(value, MAX_LOGGED), value.len());
+            &cut
+        } else {
+            value
+        };
+        line.push(' ');
+        line.push_str(key);
+        line.push('=');
+        // escape_debug leaves a printable character alone, and escapes quotes and backslashes.
+        let plain = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c != '=' && !c.is_whitespace() && c.escape_debug().count() == 1);
+        if plain {
+            line.push_str(value);
+        } else {
+            line.push_str(&format!("{value:?}"));
+        }
+    }
+    line
+}
+
+/// `text` with each of its double-quoted strings (escapes followed) cut after `keep`
+/// characters, `...` marking a cut: `"hunter2"` becomes `"..."` with `keep` 0.
+pub(crate) fn cut_quoted(text: &str, keep: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(1024));
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '"' {
+            continue;
+        }
+        let (mut kept, mut cut, mut escaped) = (0, false, false);
+        for c in chars.by_ref() {
+            if !escaped && c == '"' {
+                if cut {
+                    out.push_str("...");
+                }
+                out.push('"');
+                break;
+            }
+            escaped = !escaped && c == '\\';
+            if kept < keep {
+                out.push(c);
+                kept += 1;
+            } else {
+                cut = true;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -414,6 +480,50 @@ mod tests {
         assert_eq!(
             Form::Text.error_line(&error),
             "ratd: can not listen on :7281: address in use"
+        );
+    }
+
+    #[test]
+    fn quoted_values_are_cut() {
+        let serde = r#"invalid type: string "hunter2-KEYS", expected a sequence"#;
+        assert_eq!(
+            cut_quoted(serde, 0),
+            r#"invalid type: string "...", expected a sequence"#
+        );
+        assert_eq!(cut_quoted(serde, 64), serde);
+        assert_eq!(
+            cut_quoted(serde, 4),
+            r#"invalid type: string "hunt...", expected a sequence"#
+        );
+        assert_eq!(cut_quoted(r#"a "b\"c" d "" e"#, 0), r#"a "..." d "" e"#);
+        assert_eq!(cut_quoted("no quotes", 0), "no quotes");
+    }
+
+    #[test]
+    fn values_an_agent_gives_can_not_forge_a_line() {
+        let log = |value: &str| call_line("read_file", &[("path", value.to_owned())]);
+        assert_eq!(log("/tmp/notes.txt"), "call read_file path=/tmp/notes.txt");
+        assert_eq!(log("~/é/ü"), "call read_file path=~/é/ü");
+        assert_eq!(
+            log("/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin"),
+            r#"call read_file path="/tmp/x\n2026-11-30T00:00:00Z  INFO call FORGED session=admin""#
+        );
+        assert_eq!(log("/tmp/a\0b"), r#"call read_file path="/tmp/a\0b""#);
+        assert_eq!(
+            log("/tmp/\u{1b}[31mred"),
+            r#"call read_file path="/tmp/\u{1b}[31mred""#
+        );
+        assert_eq!(log("/tmp/my file"), r#"call read_file path="/tmp/my file""#);
+        assert_eq!(log("a=b\"c\\"), r#"call read_file path="a=b\"c\\""#);
+        assert_eq!(log("\u{202e}evil"), r#"call read_file path="\u{202e}evil""#);
+        assert_eq!(log(""), r#"call read_file path="""#);
+        let long = "/".to_owned() + &"é".repeat(200);
+        assert_eq!(
+            log(&long),
+            format!(
+                r#"call read_file path="/{}... (401 bytes)""#,
+                "é".repeat(127)
+            )
         );
     }
 }

@@ -10,9 +10,12 @@
 //! - [`warnings`]: the startup warnings (root, a bundle its user can replace) and the bundle's
 //!   expiry.
 //! - [`requests`]: the method of each MCP request, for its debug line.
+//! - [`deaths`]: the deaths of the tmux server within the budget's window, which the
+//!   supervisor counts and the status line shows.
 //! - [`supervisor`]: keeps the tmux server running, within a crash budget of five deaths in
 //!   five minutes.
 
+pub mod deaths;
 pub mod logs;
 pub mod notify;
 pub mod requests;

@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use super::deaths::TmuxDeaths;
 use super::notify::Notifier;
-use super::supervisor::BUDGET_WINDOW;
 use crate::InFlight;
 
 /// How often the line is rendered (and sent when it changed).
@@ -35,19 +35,19 @@ pub const SESSIONS_SHOWN: usize = 5;
 
 /// A step of the stop, replacing the line while ratd stops: a stop that lasts shows where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopStep {
+pub enum StoppingStatus {
     /// The door closes: no new connection, calls in flight get 10 s.
     ClosingTheDoor,
     /// The tmux server and every terminal are being stopped.
     StoppingTheTerminals,
 }
 
-impl StopStep {
+impl StoppingStatus {
     /// The line shown for this step.
     pub fn line(self) -> &'static str {
         match self {
-            StopStep::ClosingTheDoor => "stopping: closing the door",
-            StopStep::StoppingTheTerminals => "stopping: stopping the terminals",
+            StoppingStatus::ClosingTheDoor => "stopping: closing the door",
+            StoppingStatus::StoppingTheTerminals => "stopping: stopping the terminals",
         }
     }
 }
@@ -119,11 +119,11 @@ pub struct StatusState {
     /// What degrades ratd now.
     pub degradations: Degradations,
     /// The deaths of the tmux server, kept for the budget's window.
-    pub deaths: Vec<Instant>,
+    pub deaths: TmuxDeaths,
     /// The last request of each session.
     pub last_seen: HashMap<String, Instant>,
     /// The step of the stop, once ratd stops.
-    pub stopping: Option<StopStep>,
+    pub stopping: Option<StoppingStatus>,
 }
 
 impl StatusState {
@@ -133,7 +133,7 @@ impl StatusState {
             tenant: tenant.into(),
             address: address.into(),
             degradations: Degradations::default(),
-            deaths: Vec::new(),
+            deaths: TmuxDeaths::new(),
             last_seen: HashMap::new(),
             stopping: None,
         }
@@ -148,11 +148,7 @@ impl StatusState {
             "serving tenant {} on {}",
             self.tenant, self.address
         )];
-        let deaths = self
-            .deaths
-            .iter()
-            .filter(|at| now.saturating_duration_since(**at) < BUDGET_WINDOW)
-            .count();
+        let deaths = self.deaths.within_window(now);
         let labels = self.degradations.labels(deaths);
         if !labels.is_empty() {
             parts.push(labels.join(", "));
@@ -260,15 +256,11 @@ impl Status {
     }
 
     /// A death of the tmux server at `now`, shown for the budget's window; sent at once.
-    pub fn tmux_died_at(&self, now: Instant) {
-        {
-            let mut state = self.state();
-            state
-                .deaths
-                .retain(|at| now.saturating_duration_since(*at) < BUDGET_WINDOW);
-            state.deaths.push(now);
-        }
+    /// Returns how many deaths the window holds with it (what the crash budget counts).
+    pub fn tmux_died_at(&self, now: Instant) -> usize {
+        let deaths = self.state().deaths.record(now);
         self.send_if_changed(now);
+        deaths
     }
 
     /// The line at `now`.
@@ -289,7 +281,7 @@ impl Status {
 
     /// A step of the stop: `STOPPING=1` with the first, and the line of the step, at once
     /// (even before ready: systemd must learn ratd stops).
-    pub fn stopping(&self, step: StopStep) {
+    pub fn stopping(&self, step: StoppingStatus) {
         let first = {
             let mut state = self.state();
             let first = state.stopping.is_none();
@@ -386,15 +378,15 @@ mod tests {
             terminals: vec!["bracketed paste overridden", "prompts not recorded"],
             expiry_days: Some(1),
         };
-        s.deaths = vec![ago(now, 10), ago(now, 4 * M), ago(now, 6 * M)];
+        s.deaths = vec![ago(now, 10), ago(now, 4 * M), ago(now, 6 * M)].into();
         insta::assert_snapshot!(s.render(now, 3), @"serving tenant prod on [::]:7281 · running as root, bracketed paste overridden, prompts not recorded, bundle expires in 1 day, tmux died 2 times in 5m · 3 waits in flight");
         s.degradations.root = false;
         s.degradations.terminals = vec!["terminal check could not run"];
         s.degradations.expiry_days = Some(0);
-        s.deaths = vec![ago(now, 299)];
+        s.deaths = vec![ago(now, 299)].into();
         insta::assert_snapshot!(s.render(now, 0), @"serving tenant prod on [::]:7281 · bundle writable, terminal check could not run, bundle expires today, tmux died once in 5m");
         // Deaths older than the budget's window are gone.
-        s.deaths = vec![ago(now, 300)];
+        s.deaths = vec![ago(now, 300)].into();
         s.degradations = Degradations::default();
         insta::assert_snapshot!(s.render(now, 0), @"serving tenant prod on [::]:7281");
     }
@@ -420,9 +412,9 @@ mod tests {
         let (mut s, now) = state();
         s.degradations.root = true;
         s.last_seen.insert("alice".into(), now);
-        s.stopping = Some(StopStep::ClosingTheDoor);
+        s.stopping = Some(StoppingStatus::ClosingTheDoor);
         assert_eq!(s.render(now, 2), "stopping: closing the door");
-        s.stopping = Some(StopStep::StoppingTheTerminals);
+        s.stopping = Some(StoppingStatus::StoppingTheTerminals);
         assert_eq!(s.render(now, 0), "stopping: stopping the terminals");
     }
 
@@ -490,8 +482,8 @@ mod tests {
         status.degrade(|d| d.terminals = vec!["bracketed paste overridden"]);
         assert_eq!(drain(&socket).len(), 1);
         // The stop: STOPPING=1 with its first step, each step at once, nothing rendered after.
-        status.stopping(StopStep::ClosingTheDoor);
-        status.stopping(StopStep::StoppingTheTerminals);
+        status.stopping(StoppingStatus::ClosingTheDoor);
+        status.stopping(StoppingStatus::StoppingTheTerminals);
         status.seen("bob");
         assert!(!status.send_if_changed(Instant::now()));
         assert_eq!(

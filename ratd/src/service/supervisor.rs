@@ -16,7 +16,6 @@
 //! otherwise (`tmux kill-server` typed in a terminal also exits 0). Other exits are logged at
 //! once.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,38 +30,13 @@ pub const RESTART_DELAY: Duration = Duration::from_secs(1);
 /// How many deaths within [`BUDGET_WINDOW`] make ratd give up.
 pub const BUDGET_DEATHS: usize = 5;
 
-/// The window of the crash budget: five minutes.
-pub const BUDGET_WINDOW: Duration = Duration::from_secs(5 * 60);
+pub use super::deaths::BUDGET_WINDOW;
+use super::deaths::TmuxDeaths;
 
-/// The deaths of the tmux server within the budget's window: their times only.
-#[derive(Debug, Clone, Default)]
-pub struct CrashBudget {
-    deaths: VecDeque<Instant>,
-}
-
-impl CrashBudget {
-    /// A budget with no death.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Counts a death at `now`; returns how many deaths the window holds with it.
-    pub fn death(&mut self, now: Instant) -> usize {
-        while self
-            .deaths
-            .front()
-            .is_some_and(|at| now.saturating_duration_since(*at) >= BUDGET_WINDOW)
-        {
-            self.deaths.pop_front();
-        }
-        self.deaths.push_back(now);
-        self.deaths.len()
-    }
-
-    /// Whether `deaths` (as [`CrashBudget::death`] counted them) spent the budget.
-    pub fn spent(deaths: usize) -> bool {
-        deaths >= BUDGET_DEATHS
-    }
+/// Whether `deaths` within the window (as [`TmuxDeaths::record`] counted them) spent the
+/// budget.
+pub fn spent(deaths: usize) -> bool {
+    deaths >= BUDGET_DEATHS
 }
 
 /// The supervisor gave up: the tmux server died (or failed to restart) five times within five
@@ -90,7 +64,13 @@ pub async fn supervise(
     stop: CancellationToken,
     status: Option<Arc<Status>>,
 ) -> Result<(), TooManyDeaths> {
-    let mut budget = CrashBudget::new();
+    // The record of the status line when there is one, so that the budget and the line count
+    // the same deaths; the supervisor's own otherwise.
+    let mut own = TmuxDeaths::new();
+    let mut record = |now: Instant| match &status {
+        Some(status) => status.tmux_died_at(now),
+        None => own.record(now),
+    };
     loop {
         let pid = controller.server_pid();
         let exit: ServerExit = tokio::select! {
@@ -109,7 +89,7 @@ pub async fn supervise(
         );
         let mut reason = exit.status.to_string();
         if !sigterm {
-            note_death(&mut budget, status.as_deref(), pid, &reason)?;
+            note_death(&mut record, pid, &reason)?;
         }
         loop {
             tokio::select! {
@@ -122,7 +102,7 @@ pub async fn supervise(
                 }
             }
             if sigterm {
-                note_death(&mut budget, status.as_deref(), pid, &reason)?;
+                note_death(&mut record, pid, &reason)?;
             }
             match controller.restart().await {
                 Ok(()) => {
@@ -134,12 +114,9 @@ pub async fn supervise(
                 }
                 Err(error) => {
                     reason = format!("failed to restart: {error}");
-                    let deaths = budget.death(Instant::now());
+                    let deaths = record(Instant::now());
                     tracing::warn!(%error, deaths_in_5m = deaths, "restarting the tmux server failed, which counts as a death; trying again in 1 second");
-                    if let Some(status) = &status {
-                        status.tmux_died_at(Instant::now());
-                    }
-                    if CrashBudget::spent(deaths) {
+                    if spent(deaths) {
                         return Err(give_up(deaths, reason));
                     }
                     // Judged as any death from now on.
@@ -151,23 +128,18 @@ pub async fn supervise(
 }
 
 fn note_death(
-    budget: &mut CrashBudget,
-    status: Option<&Status>,
+    record: &mut impl FnMut(Instant) -> usize,
     pid: u32,
     reason: &str,
 ) -> Result<(), TooManyDeaths> {
-    let now = Instant::now();
-    let deaths = budget.death(now);
-    if let Some(status) = status {
-        status.tmux_died_at(now);
-    }
+    let deaths = record(Instant::now());
     tracing::warn!(
         pid,
         reason,
         deaths_in_5m = deaths,
         "the tmux server died: its terminals and their commands are lost; restarting it in 1 second"
     );
-    if CrashBudget::spent(deaths) {
+    if spent(deaths) {
         return Err(give_up(deaths, reason.to_owned()));
     }
     Ok(())
@@ -187,25 +159,25 @@ mod tests {
     fn five_deaths_within_five_minutes_spend_the_budget() {
         let t0 = Instant::now();
         let s = Duration::from_secs;
-        let mut budget = CrashBudget::new();
-        assert_eq!(budget.death(t0), 1);
-        assert_eq!(budget.death(t0 + s(60)), 2);
-        assert_eq!(budget.death(t0 + s(120)), 3);
-        assert_eq!(budget.death(t0 + s(180)), 4);
-        assert!(!CrashBudget::spent(4));
+        let mut budget = TmuxDeaths::new();
+        assert_eq!(budget.record(t0), 1);
+        assert_eq!(budget.record(t0 + s(60)), 2);
+        assert_eq!(budget.record(t0 + s(120)), 3);
+        assert_eq!(budget.record(t0 + s(180)), 4);
+        assert!(!spent(4));
         // The first death is 5 minutes old: out of the window.
-        assert_eq!(budget.death(t0 + s(300)), 4);
-        assert_eq!(budget.death(t0 + s(301)), 5);
-        assert!(CrashBudget::spent(5));
+        assert_eq!(budget.record(t0 + s(300)), 4);
+        assert_eq!(budget.record(t0 + s(301)), 5);
+        assert!(spent(5));
     }
 
     #[test]
     fn deaths_spread_out_never_spend_it() {
         let t0 = Instant::now();
-        let mut budget = CrashBudget::new();
+        let mut budget = TmuxDeaths::new();
         for i in 0..50u64 {
-            let deaths = budget.death(t0 + Duration::from_secs(75 * i));
-            assert!(!CrashBudget::spent(deaths), "death {i}: {deaths}");
+            let deaths = budget.record(t0 + Duration::from_secs(75 * i));
+            assert!(!spent(deaths), "death {i}: {deaths}");
         }
     }
 
