@@ -115,7 +115,7 @@ pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
 /// `Tool::NAMES` in the table's order, and `name`, `title`, `annotations`, `wait`,
 /// `input_schema` and `from_name`. Every entry gives every field, in this order:
 ///
-/// ```ignore
+/// ```text
 /// VariantName {
 ///     name: "tool_name",
 ///     title: "A title",

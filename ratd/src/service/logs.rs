@@ -151,7 +151,7 @@ pub const MAX_LINE: usize = 16 * 1024;
 /// A writer that keeps each event on one line of its own, whatever the event holds: control
 /// characters but tab (a new line, a carriage return, a NUL, an escape sequence) are written
 /// escaped as Rust writes them (`\n`, `\0`, `\u{1b}`), and a line over [`MAX_LINE`] is cut.
-/// ratd's own values are quoted already ([`call_line`]); this covers what libraries log
+/// ratd's own values are quoted already (`call_line`); this covers what libraries log
 /// (rmcp writes a JSON-RPC id as the client sent it), the message, and the journal's `<N>`
 /// priority prefix, which a forged line could otherwise carry.
 ///
@@ -257,7 +257,7 @@ impl tracing::field::Visit for Message {
     }
 }
 
-/// The most bytes of one value [`call_line`] writes; longer ones are cut, their size told.
+/// The most bytes of one value `call_line` writes; longer ones are cut, their size told.
 const MAX_LOGGED: usize = 256;
 
 /// `call TOOL key=value ...`: a value holding a space, a quote, an `=`, a backslash or a
