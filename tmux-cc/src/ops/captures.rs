@@ -26,7 +26,7 @@ impl Client {
     /// by LF (exactly what a forked `tmux capture-pane -p` prints).
     ///
     /// # Errors
-    /// [`Error::Command`] (e.g. `can't find pane`, `no alternate screen`), and the
+    /// [`Error::Command`](crate::Error::Command) (e.g. `can't find pane`, `no alternate screen`), and the
     /// connection's errors.
     pub async fn capture(&self, target: &str, capture: &Capture) -> Result<Vec<u8>> {
         let cmd = Command::new("capture-pane")

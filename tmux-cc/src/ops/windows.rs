@@ -24,7 +24,7 @@ pub struct NewWindow {
     pub start_directory: Option<PathBuf>,
     /// Variables set in the window's environment (`-e NAME=VALUE`, each).
     pub environment: Vec<(String, Vec<u8>)>,
-    /// The command, as in [`NewSession::command`].
+    /// The command, as in [`NewSession::command`](crate::NewSession::command).
     pub command: Vec<Vec<u8>>,
     /// Columns given by `resize-window -x` (which sets `window-size manual` for this window
     /// alone): [`DEFAULT_WIDTH`] by default.
