@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::catalog::input_schemas;
+use crate::catalog::{Tool, schema};
 use crate::terminals::texts::ECHOED;
 use crate::tools::ToolResult;
 
@@ -24,8 +24,7 @@ pub fn check(
     tool: &str,
     mut arguments: Map<String, Value>,
 ) -> Result<Map<String, Value>, ToolResult> {
-    let schemas = input_schemas();
-    let Some((_, schema)) = schemas.iter().find(|(name, _)| *name == tool) else {
+    let Some(schema) = Tool::from_name(tool).map(schema) else {
         return Ok(arguments);
     };
     let required: Vec<&str> = schema

@@ -14,7 +14,7 @@ use crate::terminals::TerminalCheck;
 use crate::terminals::texts;
 use crate::tools::ReadBudget;
 
-pub use rat_wire::tool::{Annotations, Tool, Wait, call_wait, input_schemas};
+pub use rat_wire::tool::{Annotations, Tool, Wait, call_wait, input_schemas, schema};
 
 /// The names of the tools, in the order [`tools`] gives them ([`Tool::NAMES`]). Fixed, with no
 /// tenant prefix: harnesses prefix them with the server name of their own configuration.

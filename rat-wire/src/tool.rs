@@ -287,6 +287,16 @@ static SCHEMAS: LazyLock<Vec<(&'static str, Map<String, Value>)>> = LazyLock::ne
         .collect()
 });
 
+/// The input schema of `tool`, made once: what a call's arguments are checked against on every
+/// call, borrowed rather than built again.
+pub fn schema(tool: Tool) -> &'static Map<String, Value> {
+    let index = Tool::ALL
+        .iter()
+        .position(|t| *t == tool)
+        .unwrap_or_default();
+    &SCHEMAS[index].1
+}
+
 /// The input schema of each tool, in the table's order, made once. They depend on nothing
 /// ratd finds at startup: `rat` computes headers from them (an argument carrying
 /// `x-mcp-header`).
