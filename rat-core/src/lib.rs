@@ -11,8 +11,9 @@
 //! - [`catalog`]: the tools as MCP sees them (names, input schemas, descriptions,
 //!   annotations) and the MCP instructions; [`arguments`]: a call's arguments checked against
 //!   them, a mistyped one told in the agent's terms.
-//! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);
-//!   [`connect`]: the defaults and the `--server`/`--bundle` flags ratd's clients share.
+//! - [`mtls`], [`connect`], [`words`]: re-exported from `rat-wire`, where they live because
+//!   `rat` shares them without linking rat-core: the certificate bundles, the flags ratd's
+//!   clients share, the common phrasings.
 //!
 //! # Example
 //! ```no_run
@@ -28,9 +29,8 @@
 
 pub mod arguments;
 pub mod catalog;
-pub mod connect;
 pub mod files;
-pub mod mtls;
 pub mod terminals;
 pub mod tools;
-pub mod words;
+
+pub use rat_wire::{connect, mtls, words};

@@ -1,10 +1,14 @@
-//! rat-wire: what `rat`, `rat-tool` and `ratd` share on the wire, and nothing else: the table of
-//! tools ([`tool::Tool`]: names, titles, annotations, waits) and their input types
-//! ([`input`]), whose JSON schemas clients get.
+//! rat-wire: what `rat`, `rat-tool` and `ratd` share on the wire, and nothing else:
+//! - [`tool`]: the table of tools ([`tool::Tool`]: names, titles, annotations, waits) and
+//!   [`input`], their input types, whose JSON schemas clients get;
+//! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);
+//! - [`connect`]: the defaults and the `--server`/`--bundle` flags ratd's clients share;
+//! - [`words`]: the few phrasings every program uses (how long ago, an OS error's reason).
 //!
-//! `rat`, the stdio bridge, depends on this crate and not on rat-core: it knows no tool by
-//! construction. It computes the `Mcp-Param-Window` header from [`tool::input_schemas`] and a
-//! call's time from [`tool::call_wait`], without naming a tool (`docs/ARCHITECTURE.md`).
+//! `rat`, the stdio bridge, depends on this crate and not on rat-core: it links no terminal,
+//! tmux or file code and knows no tool by construction. It computes the `Mcp-Param-Window`
+//! header from [`tool::input_schemas`] and a call's time from [`tool::call_wait`], without
+//! naming a tool (`docs/ARCHITECTURE.md`).
 //!
 //! # Example
 //! ```
@@ -18,5 +22,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod connect;
 pub mod input;
+pub mod mtls;
 pub mod tool;
+pub mod words;

@@ -10,7 +10,7 @@ use std::error::Error as StdError;
 use std::io;
 use std::time::Duration;
 
-use rat_core::words::{lower_first, os_reason};
+use rat_wire::words::{lower_first, os_reason};
 use rustls::{AlertDescription, CertificateError};
 use serde_json::{Value, json};
 

@@ -11,7 +11,7 @@
 //!   and `resources/unsubscribe`, `params.taskId` of `tasks/get`, `tasks/update` and
 //!   `tasks/cancel`, as rmcp validates them), and `Mcp-Param-{Header}` for each argument of a
 //!   `tools/call` whose property in the tool's input schema carries `"x-mcp-header": "{Header}"`.
-//!   The schemas are rat-core's, built into rat: never learnt from ratd.
+//!   The schemas are rat-wire's, built into rat: never learnt from ratd.
 //!
 //! Values follow SEP-2243's encoding: plain printable ASCII travels as is; a value with a leading
 //! or trailing space or tab, a control or non-ASCII character, or one that already looks like

@@ -14,9 +14,9 @@
 //! - [`failure`]: transport failures, saying what failed, answered with -32050.
 //! - [`relay`]: the relay itself: POSTs, the writer, the calls in flight, cancellation, stop.
 //!
-//! rat knows no tool and no result: it copies bytes. It imports rat-core only for the bundle
+//! rat knows no tool and no result: it copies bytes. It depends on rat-wire only, for the bundle
 //! loader, the flags shared with `rat-tool check`, and the input schemas of the tools (for the
-//! `Mcp-Param-*` headers); never ratd.
+//! `Mcp-Param-*` headers); never on rat-core, tmux-cc or ratd, so it links no tool code.
 #![forbid(unsafe_code)]
 
 pub mod failure;
@@ -27,6 +27,6 @@ pub mod relay;
 
 pub use relay::{Config, Relay, Stop};
 
-/// The path of ratd's MCP endpoint (rat-core's, shared with ratd): the URL is always
+/// The path of ratd's MCP endpoint (rat-wire's, shared with ratd): the URL is always
 /// `https://HOST:PORT/mcp`.
-pub use rat_core::connect::ENDPOINT_PATH;
+pub use rat_wire::connect::ENDPOINT_PATH;

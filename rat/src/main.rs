@@ -3,7 +3,7 @@
 //!
 //! `rat --server HOST:PORT --bundle DIR [--log-level info]`
 //!
-//! Startup: load and check the client directory of the bundle (rat-core's mtls: the seven
+//! Startup: load and check the client directory of the bundle (rat-wire's mtls: the seven
 //! checks), warn when less than a year of validity remains, log one line, then relay. ratd is
 //! not contacted before the first message: a ratd briefly down does not fail the startup of the
 //! harness. A failure at startup is written on stderr, and rat exits with status 1 (2 for bad
@@ -17,8 +17,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
 use rat::headers::ToolHeaders;
 use rat::relay::{Config, REQUEST_TIMEOUT, Relay, Stop};
-use rat_core::connect::{LogLevel, ServerArgs};
-use rat_core::mtls;
+use rat_wire::connect::{LogLevel, ServerArgs};
+use rat_wire::mtls;
 use tokio::io::BufReader;
 use tokio::signal::unix::{SignalKind, signal};
 use tracing::level_filters::LevelFilter;
@@ -40,7 +40,7 @@ struct Cli {
     log_level: LogLevel,
 }
 
-/// The levels rat takes, in the order its `--help` lists them (rat-core's [`LogLevel`] has
+/// The levels rat takes, in the order its `--help` lists them (rat-wire's [`LogLevel`] has
 /// trace too, which only ratd takes).
 const LOG_LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];
 
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
     // rat's own lines at the level asked; the libraries under it only for their warnings.
     let targets = Targets::new()
         .with_target("rat", level)
-        .with_target("rat_core", level)
+        .with_target("rat_wire", level)
         .with_default(LevelFilter::WARN.min(level));
     tracing_subscriber::registry()
         .with(

@@ -51,10 +51,10 @@ pub struct Config {
     /// `HOST:PORT` as given to `--server` (an IPv6 address in brackets), used in the URL and in
     /// every message.
     pub server: String,
-    /// The client TLS configuration of the bundle (rat-core's mtls); its ALPN is set to
+    /// The client TLS configuration of the bundle (rat-wire's mtls); its ALPN is set to
     /// `http/1.1` here.
     pub tls: rustls::ClientConfig,
-    /// The `x-mcp-header` annotations of the tools, from rat-core's schemas.
+    /// The `x-mcp-header` annotations of the tools, from rat-wire's schemas.
     pub tools: ToolHeaders,
     /// The time a request gets ([`REQUEST_TIMEOUT`]; tests shorten it).
     pub request_timeout: Duration,

@@ -29,7 +29,7 @@ pub fn size_text(bytes: u64) -> String {
 /// `2s` of a truncation), then truncated to the unit: `59m` until the hour is complete.
 pub fn since_text(elapsed: Duration) -> String {
     let seconds = (elapsed.as_millis() + 500) / 1000;
-    crate::words::ago(i64::try_from(seconds).unwrap_or(i64::MAX))
+    rat_wire::words::ago(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
 /// How long ago `modified` was at `now`, as [`since_text`] says it. A time in the future (a clock

@@ -4,7 +4,7 @@
 /// SIGPIPE's exit status (128 + 13): a writer whose reader stopped early (`yes | head`).
 const SIGPIPE_STATUS: i32 = 141;
 
-pub use crate::words::ago;
+pub use rat_wire::words::ago;
 
 /// The commands of a pipeline before its last one that failed: (position from 1, status).
 fn failures_before_last(statuses: &[i32]) -> Vec<(usize, i32)> {

@@ -1,7 +1,7 @@
 //! The headers rat computes for each protocol version, as a test HTTPS server records them
 //! (`docs/design/bridge.md`, Headers): the fixed Content-Type and Accept, the
 //! version from `_meta` or negotiated by initialize, and from 2026-07-28 on the standard headers
-//! of SEP-2243 with `Mcp-Param-Window` from rat-core's schemas.
+//! of SEP-2243 with `Mcp-Param-Window` from rat-wire's schemas.
 
 use crate::common::{Bundle, Rat, TestServer, echo_handler, notification, request};
 use serde_json::{Value, json};

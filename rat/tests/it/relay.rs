@@ -1,5 +1,5 @@
 //! The real `rat` binary between piped stdio and a real HTTPS server of a bundle (mutual TLS,
-//! certificates from rat-core's generator): what a harness sees, byte for byte.
+//! certificates from rat-wire's generator): what a harness sees, byte for byte.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -155,7 +155,7 @@ async fn a_client_refused_by_ratd_reads_the_alert() {
         use rustls_pki_types::pem::PemObject;
         rustls_pki_types::PrivateKeyDer::from_pem_file(a.server_dir().join("server.key")).unwrap()
     };
-    let config = rat_core::mtls::unchecked_server_config(
+    let config = rat_wire::mtls::unchecked_server_config(
         &read(b.server_dir().join("ca.crt")),
         &read(a.server_dir().join("server.crt")),
         key,

@@ -15,7 +15,7 @@ async fn a_request_not_answered_in_time_is_told_so() {
     let bundle = Bundle::new("prod", &["alice"]);
     let server =
         TestServer::start(bundle.server_config(), Arc::new(|_: &Recorded| Reply::Hang)).await;
-    let client = rat_core::mtls::load_client(&bundle.client_dir("alice")).unwrap();
+    let client = rat_wire::mtls::load_client(&bundle.client_dir("alice")).unwrap();
     let schemas = rat_wire::tool::input_schemas();
     let relay = Relay::new(Config {
         server: server.server(),

@@ -1,4 +1,4 @@
-//! Test support: real bundles (rat-core's generator), a real HTTPS server of a bundle recording
+//! Test support: real bundles (rat-wire's generator), a real HTTPS server of a bundle recording
 //! what it receives (tokio-rustls + hyper, the bundle's mTLS configuration), and the real `rat`
 //! binary run as a child with its stdin and stdout piped, as a harness runs it.
 #![allow(dead_code, unreachable_pub, missing_docs)]
@@ -15,7 +15,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use rat_core::mtls;
+use rat_wire::mtls;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use crate::common::{Ca, bundle, der, expired, key, valid_now};
-use rat_core::mtls::{self, unchecked_client_config, unchecked_server_config};
+use rat_wire::mtls::{self, unchecked_client_config, unchecked_server_config};
 use rcgen::ExtendedKeyUsagePurpose;
 use rustls::pki_types::ServerName;
 use rustls::{AlertDescription, CertificateError, Error};

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use crate::common::{Ca, bundle, copy, expired, redact, valid_now};
-use rat_core::mtls::{
+use rat_wire::mtls::{
     self, Check, ClientSide, GenerateError, LoadError, LoadedSide, Role, ServerSide,
 };
 use rcgen::ExtendedKeyUsagePurpose;

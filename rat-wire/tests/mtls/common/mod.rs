@@ -100,7 +100,7 @@ pub fn copy(from: &Path, to: &Path) {
 /// Generates a bundle of `tenant` with `clients` in a fresh directory `name` under `tmp`.
 pub fn bundle(tmp: &Path, name: &str, tenant: &str, clients: &[&str]) -> PathBuf {
     let dir = tmp.join(name);
-    rat_core::mtls::generate(tenant, clients, &dir).unwrap();
+    rat_wire::mtls::generate(tenant, clients, &dir).unwrap();
     dir
 }
 
