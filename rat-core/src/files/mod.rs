@@ -378,7 +378,10 @@ fn failure_text(
                 path.display()
             )
         }
-        Some(errno) => format!("{what} failed: {}.", rat_wire::words::os_reason(errno as i32)),
+        Some(errno) => format!(
+            "{what} failed: {}.",
+            rat_wire::words::os_reason(errno as i32)
+        ),
         None => format!("{what} failed: internal error, logged."),
     };
     if partial {

@@ -361,7 +361,7 @@ impl Controller {
         live.server.stop().await
     }
 
-    /// The seven terminal tools bound to the tmux session `session` (a client name). Cheap.
+    /// The terminal tools bound to the tmux session `session` (a client name). Cheap.
     pub fn session(&self, session: &str) -> super::Terminals {
         super::Terminals {
             controller: self.clone(),

@@ -1,4 +1,4 @@
-//! The inputs of the seven terminal tools, defined with the table of tools in `rat-wire` (what
+//! The inputs of the terminal tools, defined with the table of tools in `rat-wire` (what
 //! rat and ratd share on the wire): their JSON schemas come from these types, their doc comments
 //! becoming the descriptions of the properties (`docs/design/tools.md`, Inputs).
 

@@ -1,4 +1,4 @@
-//! The terminals: the controller over tmux-cc, the startup check, and the seven terminal tools
+//! The terminals: the controller over tmux-cc, the startup check, and the terminal tools
 //! (`docs/design/terminals.md`, and `tools.md` for the read budget, plumbing and errors). The
 //! design decisions are told in short in `rat-core/README.md`.
 //!
@@ -20,7 +20,7 @@
 //!
 //! Layout: [`controller`] (server, options, environment, check, restart, stop), [`hook`] (the
 //! start-up file and the `PROMPT_COMMAND` hook telling ratd each prompt), `prompts` (what the
-//! hooks told, pane by pane, and the inputs sent), [`tools`] (the seven tools), `window` (window
+//! hooks told, pane by pane, and the inputs sent), [`tools`] (the terminal tools), `window` (window
 //! descriptions from `list-windows`), `foreground` (a pane's foreground process from `/proc`,
 //! where tmux's name is cut), `detached` (what a closed window leaves running), `screen`
 //! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],

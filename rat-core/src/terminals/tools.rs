@@ -1,4 +1,4 @@
-//! The seven terminal tools bound to a tmux session (`docs/design/terminals.md`; plumbing and
+//! The terminal tools bound to a tmux session (`docs/design/terminals.md`; plumbing and
 //! errors: `docs/design/tools.md`).
 //!
 //! Here: the session's windows listed, created and closed. `send` (send_text, send_keys: an
@@ -27,7 +27,7 @@ mod read;
 mod send;
 mod wait;
 
-/// The seven terminal tools bound to one tmux session: the client's, named by its certificate.
+/// The terminal tools bound to one tmux session: the client's, named by its certificate.
 /// Agents never see the session's name. Get one with [`Controller::session`].
 #[derive(Clone, Debug)]
 pub struct Terminals {
