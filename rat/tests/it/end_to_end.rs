@@ -122,8 +122,8 @@ async fn python_client(mode: &str) -> Value {
     .expect("the Python client finishes within 120 s")
     .unwrap_or_else(|e| {
         panic!(
-            "{} can not run ({e}): run the install step of .ci/run (python3 -m venv \
-             tests/python/.venv && tests/python/.venv/bin/pip install mcp==2.3.0)",
+            "{} can not run ({e}): run scripts/test, which installs it (the Python MCP SDK \
+             in tests/python/.venv), then runs every test",
             python.display()
         )
     });
