@@ -16,10 +16,8 @@
 //! run; the long run of the docs is `RAT_MODEL_SEQUENCES=5000 cargo test --release -p rat-core
 //! --test terminals_model`.
 
-mod terminals_common;
-
 use rat_core::terminals::{SendKeys, SendText, Terminals, WaitWindow};
-use terminals_common::*;
+use crate::common::*;
 use tokio_util::sync::CancellationToken;
 
 /// A small, seeded generator (xorshift64*): the same seed gives the same sequences.

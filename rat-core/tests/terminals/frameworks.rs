@@ -9,10 +9,8 @@
 //! started in the background after a failure tells 0, in `wait_window` and `list_windows`. And
 //! the hook itself: it never blocks a prompt, whatever ratd does.
 
-mod terminals_common;
-
 use rat_core::terminals::{SendText, WaitWindow};
-use terminals_common::*;
+use crate::common::*;
 use tokio_util::sync::CancellationToken;
 
 /// Debian's `/etc/skel/.profile`, as far as bash goes.

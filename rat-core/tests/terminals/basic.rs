@@ -2,13 +2,11 @@
 //! by a Drop guard), one home directory per test (so startup files are the test's own).
 //! Result texts are snapshot-tested, with relative times and the home directory redacted.
 
-mod terminals_common;
-
 use std::time::{Duration, Instant};
 
 use rat_core::terminals::{CloseWindow, CreateWindow};
 use rat_core::tools::{Outcome, ReadBudget};
-use terminals_common::*;
+use crate::common::*;
 use tokio_util::sync::CancellationToken;
 
 /// The outcome as a word, for snapshots.

@@ -4,11 +4,9 @@
 //! first, a full-screen program, a command still running, commands one after the other, and a
 //! send that waits.
 
-mod terminals_common;
-
 use rat_core::terminals::{SendKeys, SendText};
 use rat_core::tools::Outcome;
-use terminals_common::*;
+use crate::common::*;
 use tokio_util::sync::CancellationToken;
 
 /// A send_keys input that waits `seconds` for what follows.
@@ -442,7 +440,7 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
 }
 
 /// The status line of an answer, its times redacted, and the rest as it is.
-fn split_answer(f: &terminals_common::Fixture, text: &str) -> (String, String) {
+fn split_answer(f: &crate::common::Fixture, text: &str) -> (String, String) {
     let (status, rest) = text.split_once('\n').unwrap();
     (f.redact(status), rest.to_string())
 }

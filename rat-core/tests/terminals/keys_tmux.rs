@@ -8,8 +8,6 @@
 //! 0xff marker byte. A name is a key to tmux when it wrote some bytes and not the name itself;
 //! rat must accept exactly those names.
 
-mod terminals_common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -46,7 +44,7 @@ impl Drop for Server {
             .stderr(Stdio::null())
             .status();
         // tmux 3.3a leaves its socket file behind.
-        let _ = std::fs::remove_file(terminals_common::socket_file(&self.socket));
+        let _ = std::fs::remove_file(crate::common::socket_file(&self.socket));
     }
 }
 

@@ -3,13 +3,11 @@
 //! cursor past the last column, full-screen mode left on, lines begun in history, long key
 //! lists, what a closed window leaves running, and a background job after C-c.
 
-mod terminals_common;
-
 use std::path::Path;
 
 use rat_core::terminals::{CloseWindow, CreateWindow, SendKeys};
 use rat_core::tools::Outcome;
-use terminals_common::*;
+use crate::common::*;
 use tokio_util::sync::CancellationToken;
 
 /// `s` quoted for bash as `$'...'`: backslashes, quotes and control characters escaped, the
