@@ -14,7 +14,7 @@
 //!
 //! `RAT_MODEL_SEQUENCES` (300 by default) and `RAT_MODEL_SEED` (a fixed one by default) set the
 //! run; the long run of the docs is `RAT_MODEL_SEQUENCES=5000 cargo test --release -p rat-core
-//! --test terminals_model`.
+//! --test terminals -- model::`.
 
 use rat_core::terminals::{SendKeys, SendText, Terminals, WaitWindow};
 use crate::common::*;
