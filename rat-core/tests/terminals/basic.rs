@@ -728,7 +728,7 @@ async fn a_wait_answers_soon_after_the_prompt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
     let f = start(Home::default()).await;
-    let tenant = f.socket.trim_start_matches("rat-").to_string();
+    let tenant = f.socket().trim_start_matches("rat-").to_string();
     let mut config = rat_core::terminals::ControllerConfig::new(&tenant);
     config.home = f.home().to_path_buf();
     let err = rat_core::terminals::Controller::start(config)
@@ -739,7 +739,7 @@ async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
         err.to_string(),
         format!(
             "another tmux server (pid {pid}) already serves socket {}: another ratd serves this tenant on this machine",
-            f.socket
+            f.socket()
         )
     );
 }

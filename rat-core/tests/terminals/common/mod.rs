@@ -2,43 +2,22 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rat_core::terminals::{
     Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
 };
 use rat_core::tools::{ReadBudget, ToolResult};
+use tmux_cc::test_support::{SocketGuard, socket_name};
 use tokio_util::sync::CancellationToken;
 
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-
 /// A controller on a private socket, with a home directory of its own; the server is killed by
-/// its socket when the fixture drops, even when the test fails.
+/// its socket when the fixture drops, even when the test fails (the guard, dropped first, also
+/// removes the socket file tmux 3.3a leaves behind, as the test ends before tmux-cc does).
 pub struct Fixture {
+    pub guard: SocketGuard,
     pub controller: Controller,
     pub home: tempfile::TempDir,
-    pub socket: String,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(std::process::Stdio::null())
-            .status();
-        // tmux 3.3a leaves its socket file behind, and the test ends before tmux-cc removes it.
-        let _ = std::fs::remove_file(socket_file(&self.socket));
-    }
-}
-
-/// The socket file of tmux's server `socket` (`tmux -L`), where tmux puts it: in
-/// `$TMUX_TMPDIR` (or `/tmp`), in `tmux-UID`.
-pub fn socket_file(socket: &str) -> PathBuf {
-    let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-    Path::new(&dir)
-        .join(format!("tmux-{}", nix::unistd::getuid()))
-        .join(socket)
 }
 
 /// What a test's home directory holds before the controller starts.
@@ -56,12 +35,9 @@ pub struct Home<'a> {
     pub files: &'a [(&'a str, &'a str)],
 }
 
+/// A tenant no other test uses, `t-PID-N`: its socket `rat-t-PID-N` is this test's alone.
 pub fn tenant() -> String {
-    format!(
-        "t{}x{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
+    socket_name("t")
 }
 
 /// A fixture with the default home, its terminals checked, and `main` of session `s` at its
@@ -97,18 +73,25 @@ pub async fn start(home: Home<'_>) -> Fixture {
     if let Some(timeout) = home.command_timeout {
         config.command_timeout = timeout;
     }
-    let socket = config.socket_name();
+    let guard = SocketGuard {
+        socket: config.socket_name(),
+    };
     let controller = Controller::start(config).await.expect("controller starts");
     Fixture {
+        guard,
         controller,
         home: dir,
-        socket,
     }
 }
 
 impl Fixture {
     pub fn home(&self) -> &Path {
         self.home.path()
+    }
+
+    /// The socket of the fixture's tmux server (`tmux -L`).
+    pub fn socket(&self) -> &str {
+        &self.guard.socket
     }
 
     /// Replaces what varies from run to run: the home directory, and relative times.
@@ -163,7 +146,7 @@ impl Fixture {
     pub fn tmux(&self, args: &[&str]) -> String {
         let out = std::process::Command::new("tmux")
             .arg("-L")
-            .arg(&self.socket)
+            .arg(self.socket())
             .args(args)
             .output()
             .expect("tmux runs");
