@@ -165,7 +165,10 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
         stderr.ends_with("demo: stopped, no terminal left.\n"),
         "{stderr}"
     );
-    assert!(!tmux_server_running(&tmux.socket), "no tmux server left behind");
+    assert!(
+        !tmux_server_running(&tmux.socket),
+        "no tmux server left behind"
+    );
     let log = std::fs::read_to_string(dir.path().join("demo/ratd.log")).expect("ratd's log");
     assert!(log.contains("stopping: stopping the terminals"), "{log}");
     assert!(!log.contains("an earlier run"), "{log}");
