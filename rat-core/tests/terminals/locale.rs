@@ -2,8 +2,8 @@
 //! none (systemd), where tmux would print `_` for non-ASCII without `-u`, and bash would mangle
 //! its input without `LC_ALL=C.UTF-8` in the terminals.
 
-use rat_core::terminals::SendText;
 use crate::common::*;
+use rat_core::terminals::SendText;
 
 const LOCALE: [&str; 3] = ["LANG", "LC_ALL", "LC_CTYPE"];
 

@@ -16,9 +16,8 @@
 //! run; the long run of the docs is `RAT_MODEL_SEQUENCES=5000 cargo test --release -p rat-core
 //! --test terminals -- model::`.
 
-use rat_core::terminals::{SendKeys, SendText, Terminals, WaitWindow};
 use crate::common::*;
-use tokio_util::sync::CancellationToken;
+use rat_core::terminals::{SendKeys, SendText, Terminals};
 
 /// A small, seeded generator (xorshift64*): the same seed gives the same sequences.
 struct Rng(u64);
@@ -82,24 +81,11 @@ impl Step {
 }
 
 fn send(window: &str, line: &str) -> SendText {
-    SendText {
-        window: window.into(),
-        text: line.into(),
-        enter: true,
-        wait_seconds: 0,
-    }
+    text(window, line, true)
 }
 
 async fn wait(t: &Terminals, window: &str) -> String {
-    t.wait_window(
-        WaitWindow {
-            window: window.into(),
-            max_seconds: Some(20),
-        },
-        CancellationToken::new(),
-    )
-    .await
-    .text
+    waited(t, window, 20).await.text
 }
 
 /// The statuses a finished wait tells, read back from its first line (the inverse of the

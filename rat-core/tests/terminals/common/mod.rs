@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rat_core::terminals::{
-    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
+    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, TerminalCheck, Terminals,
+    WaitWindow,
 };
 use rat_core::tools::{ReadBudget, ToolResult};
 use tmux_cc::test_support::{SocketGuard, socket_name};
@@ -102,43 +103,32 @@ impl Fixture {
     /// Runs a line in `window` of session `s` and waits for its prompt (at most 20 s).
     pub async fn run(&self, s: &str, window: &str, line: &str) -> ToolResult {
         let t = self.controller.session(s);
-        let sent = t
-            .send_text(SendText {
-                window: window.into(),
-                text: line.into(),
-                enter: true,
-                wait_seconds: 0,
-            })
-            .await;
+        let sent = t.send_text(text(window, line, true)).await;
         assert!(!sent.outcome.is_error(), "{}", sent.text);
-        t.wait_window(
-            WaitWindow {
-                window: window.into(),
-                max_seconds: Some(20),
-            },
-            CancellationToken::new(),
-        )
-        .await
+        waited(&t, window, 20).await
     }
 
     /// Waits for the prompt of `window`, and for the screen to show it (a last line `$`).
     pub async fn ready(&self, s: &str, window: &str) -> ToolResult {
-        let ready = self
-            .controller
-            .session(s)
-            .wait_window(
-                WaitWindow {
-                    window: window.into(),
-                    max_seconds: Some(20),
-                },
-                CancellationToken::new(),
-            )
-            .await;
+        let ready = waited(&self.controller.session(s), window, 20).await;
         self.read_until(s, window, 0, |screen| {
             screen == "$" || screen.ends_with("\n$")
         })
         .await;
         ready
+    }
+
+    /// Starts `cat > ~/NAME` in `main` of session `s`, and waits until cat has the terminal:
+    /// keys that arrive while bash's line editor still has it are read without its CR-to-LF
+    /// translation (ICRNL off), and cat would write CR. Returns the file's path.
+    pub async fn cat_into(&self, name: &str) -> PathBuf {
+        let out = self.home().join(name);
+        self.controller
+            .session("s")
+            .send_text(text("main", &format!("cat > {}", out.display()), true))
+            .await;
+        self.wait_command("s", "main", "cat").await;
+        out
     }
 
     /// A tmux command on the fixture's server, forked (for what agents can not do: a human
@@ -197,6 +187,33 @@ pub fn wait(window: &str, seconds: u32) -> WaitWindow {
         window: window.into(),
         max_seconds: Some(seconds),
     }
+}
+
+/// wait_window on `window` of `t`, `seconds` at most, never cancelled: its answer.
+pub async fn waited(t: &Terminals, window: &str, seconds: u32) -> ToolResult {
+    t.wait_window(wait(window, seconds), CancellationToken::new())
+        .await
+}
+
+/// 120 lines of 99 letters as keys, each line's letters and then Enter (a through j, the
+/// line's number modulo 10), and the text `cat` writes of them: a long key list whose order
+/// shows.
+pub fn letter_lines() -> (Vec<String>, String) {
+    let mut pressed = Vec::new();
+    let mut expected = String::new();
+    for line in 0..120 {
+        let letter = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][line % 10];
+        pressed.extend(std::iter::repeat_n(letter.to_string(), 99));
+        pressed.push("Enter".to_string());
+        expected.push_str(&letter.repeat(99));
+        expected.push('\n');
+    }
+    (pressed, expected)
+}
+
+/// Whether everything the check looks at holds: it ran, bracketed paste, prompts, statuses.
+pub fn all_hold(check: &TerminalCheck) -> bool {
+    check.ran && check.bracketed_paste && check.prompts && check.statuses
 }
 
 /// `12s ago`, `3m since`: the digits of a relative time become `N`.
