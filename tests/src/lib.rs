@@ -20,13 +20,14 @@ use std::io::{BufRead, BufReader, Read};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
+pub use tmux_cc::test_support::SocketGuard;
+use tmux_cc::test_support::socket_name;
 
 /// The Python MCP SDK version the tests are written for (`scripts/test` installs it).
 pub const PYTHON_MCP_VERSION: &str = "2.3.0";
@@ -107,9 +108,7 @@ pub fn binaries() -> &'static Binaries {
 /// A name unique to this test process and call, `PREFIX-PID-N`, valid as a tenant (letters,
 /// digits, `-`, at most 32 characters): its tmux socket `rat-NAME` is then this test's alone.
 pub fn unique_name(prefix: &str) -> String {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = format!("{prefix}-{}-{n}", std::process::id());
+    let name = socket_name(prefix);
     assert!(
         name.len() <= 32,
         "tenant name {name:?} is over 32 characters"
@@ -117,39 +116,14 @@ pub fn unique_name(prefix: &str) -> String {
     name
 }
 
-/// Kills the tmux server on socket `-L NAME` when dropped, whatever happened: never another.
-#[derive(Debug)]
-pub struct TmuxServerGuard {
-    socket: String,
-}
-
-impl TmuxServerGuard {
-    /// Guards the tmux server on `-L socket`.
-    pub fn new(socket: impl Into<String>) -> TmuxServerGuard {
-        TmuxServerGuard {
-            socket: socket.into(),
-        }
-    }
-
-    /// Whether a tmux server answers on the socket.
-    pub fn server_running(&self) -> bool {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "list-sessions"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    }
-}
-
-impl Drop for TmuxServerGuard {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
+/// Whether a tmux server answers on socket `-L socket`.
+pub fn tmux_server_running(socket: &str) -> bool {
+    Command::new("tmux")
+        .args(["-L", socket, "list-sessions"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
 }
 
 /// Removes ANSI escape sequences (colours) from a log line.
@@ -185,7 +159,7 @@ pub struct Ratd {
     child: Child,
     log: Arc<Mutex<Vec<String>>>,
     // Dropped after the fields above, once `drop` stopped ratd.
-    tmux: TmuxServerGuard,
+    tmux: SocketGuard,
 }
 
 impl Ratd {
@@ -199,7 +173,9 @@ impl Ratd {
     pub fn start(prefix: &str, clients: &[&str]) -> Ratd {
         let binaries = binaries();
         let tenant = unique_name(prefix);
-        let tmux = TmuxServerGuard::new(format!("rat-{tenant}"));
+        let tmux = SocketGuard {
+            socket: format!("rat-{tenant}"),
+        };
         let dir = tempfile::Builder::new()
             .prefix("rat-e2e-")
             .tempdir()
@@ -303,7 +279,7 @@ impl Ratd {
 
     /// Whether the tmux server of this ratd's tenant answers.
     pub fn tmux_running(&self) -> bool {
-        self.tmux.server_running()
+        tmux_server_running(&self.tmux.socket)
     }
 
     /// Stops ratd with SIGTERM and returns how it exited (SIGKILL after 20 seconds).

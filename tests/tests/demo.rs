@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tests::{
-    TmuxServerGuard, binaries, free_port, python, run, steps, unique_name, workspace_root,
+    SocketGuard, binaries, free_port, python, run, steps, tmux_server_running, unique_name,
+    workspace_root,
 };
 
 /// Kills the demo's process group if the test fails midway.
@@ -34,7 +35,9 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
     let target_dir = profile_dir.parent().expect("target").to_path_buf();
     let dir = tempfile::tempdir().expect("a directory");
     let tenant = unique_name("demo");
-    let tmux = TmuxServerGuard::new(format!("rat-{tenant}"));
+    let tmux = SocketGuard {
+        socket: format!("rat-{tenant}"),
+    };
     let listen = format!("127.0.0.1:{}", free_port());
     // The terminals' HOME (ratd's, as the demo runs it): of this test alone, not the user's,
     // whose shell startup files may be slow or stall (root's `pyenv init` here waits 60 s on a
@@ -142,7 +145,7 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
     assert_eq!(steps[0].text, format!("rat-{tenant}"));
     assert!(steps[5].text.contains("\nconfigured\n"), "{:?}", steps[5]);
     assert!(
-        tmux.server_running(),
+        tmux_server_running(&tmux.socket),
         "the terminals run while the demo serves"
     );
 
@@ -162,7 +165,10 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
         stderr.ends_with("demo: stopped, no terminal left.\n"),
         "{stderr}"
     );
-    assert!(!tmux.server_running(), "no tmux server left behind");
+    assert!(
+        !tmux_server_running(&tmux.socket),
+        "no tmux server left behind"
+    );
     let log = std::fs::read_to_string(dir.path().join("demo/ratd.log")).expect("ratd's log");
     assert!(log.contains("stopping: stopping the terminals"), "{log}");
     assert!(!log.contains("an earlier run"), "{log}");

@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Bundle, TmuxGuard, tmux_server_running, unique_tenant};
+use crate::common::{Bundle, SocketGuard, tmux_server_running, unique_tenant};
 
 fn ratd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ratd"))
@@ -61,7 +61,7 @@ fn a_missing_bundle_exits_with_a_clear_error() {
 #[test]
 fn sigterm_stops_ratd_and_its_tmux_server() {
     let tenant = unique_tenant();
-    let guard = TmuxGuard {
+    let guard = SocketGuard {
         socket: format!("rat-{tenant}"),
     };
     let bundle = Bundle::generate(&tenant, &["alice"]);
@@ -123,7 +123,7 @@ fn sigterm_stops_ratd_and_its_tmux_server() {
 #[test]
 fn a_port_in_use_is_refused_saying_what_to_do() {
     let tenant = unique_tenant();
-    let _guard = TmuxGuard {
+    let _guard = SocketGuard {
         socket: format!("rat-{tenant}"),
     };
     let bundle = Bundle::generate(&tenant, &["alice"]);
@@ -152,7 +152,7 @@ fn a_port_in_use_is_refused_saying_what_to_do() {
 fn a_tmux_too_old_is_refused_naming_the_version_and_the_minimum() {
     use std::os::unix::fs::PermissionsExt;
     let tenant = unique_tenant();
-    let _guard = TmuxGuard {
+    let _guard = SocketGuard {
         socket: format!("rat-{tenant}"),
     };
     let bundle = Bundle::generate(&tenant, &["alice"]);

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::common::{Bundle, Served, TmuxGuard, unique_tenant};
+use crate::common::{Bundle, Served, SocketGuard, unique_tenant};
 use crate::service_common::Daemon;
 use rat_core::mtls;
 use rcgen::{
@@ -141,7 +141,7 @@ async fn an_expired_client_reads_certificate_expired_every_time() {
     // for the whole bundle, and the CA key is never written): crafted with rcgen, with the
     // profile of a bundle.
     let tenant = unique_tenant();
-    let _guard = TmuxGuard {
+    let _guard = SocketGuard {
         socket: format!("rat-{tenant}"),
     };
     let bundle = Bundle {

@@ -30,14 +30,29 @@ fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-/// Waits until `window` of `client` shows a prompt: wait_window for its first prompt.
-async fn wait_prompt(client: &Client, window: &str) {
-    let result = call(
+/// send_text of `line` then Enter to `window`, not waiting: the call's result.
+async fn send_line(client: &Client, window: &str, line: &str) -> CallToolResult {
+    call(
+        client,
+        "send_text",
+        json!({"window": window, "text": line, "enter": true}),
+    )
+    .await
+}
+
+/// wait_window on `window`, 20 s at most: the call's result.
+async fn wait_window(client: &Client, window: &str) -> CallToolResult {
+    call(
         client,
         "wait_window",
         json!({"window": window, "max_seconds": 20}),
     )
-    .await;
+    .await
+}
+
+/// Waits until `window` of `client` shows a prompt: wait_window for its first prompt.
+async fn wait_prompt(client: &Client, window: &str) {
+    let result = wait_window(client, window).await;
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
 }
 
@@ -66,20 +81,10 @@ async fn one_call_of_each_tool() {
     assert_eq!(created.is_error, Some(false), "{}", text(&created));
     wait_prompt(&client, "build").await;
 
-    let sent = call(
-        &client,
-        "send_text",
-        json!({"window": "build", "text": "echo rat$((6*7))", "enter": true}),
-    )
-    .await;
+    let sent = send_line(&client, "build", "echo rat$((6*7))").await;
     assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
 
-    let waited = call(
-        &client,
-        "wait_window",
-        json!({"window": "build", "max_seconds": 20}),
-    )
-    .await;
+    let waited = wait_window(&client, "build").await;
     assert_eq!(waited.is_error, Some(false), "{}", text(&waited));
     assert!(
         text(&waited).starts_with("build: the command finished "),
@@ -202,12 +207,7 @@ async fn wait_window_cancelled_by_the_client_ends_at_once() {
     let mut served = Served::start(&["alice"]).await;
     let client = served.mcp("alice").await;
     wait_prompt(&client, "main").await;
-    let sent = call(
-        &client,
-        "send_text",
-        json!({"window": "main", "text": "sleep 60", "enter": true}),
-    )
-    .await;
+    let sent = send_line(&client, "main", "sleep 60").await;
     assert_eq!(sent.is_error, Some(false));
     let mut arguments = JsonObject::new();
     arguments.insert("window".into(), json!("main"));
@@ -247,12 +247,7 @@ async fn stopping_answers_waits_at_once_then_stops_tmux() {
     let socket = served.guard.socket.clone();
     let client = served.mcp("alice").await;
     wait_prompt(&client, "main").await;
-    call(
-        &client,
-        "send_text",
-        json!({"window": "main", "text": "sleep 60", "enter": true}),
-    )
-    .await;
+    send_line(&client, "main", "sleep 60").await;
     let waiting = {
         let peer = client.peer().clone();
         tokio::spawn(async move {
@@ -357,26 +352,11 @@ async fn mistyped_arguments_name_the_argument_and_what_is_allowed() {
 async fn scrollback_rows_beyond_32_bits_read_all_the_history() {
     let mut served = Served::start(&["alice"]).await;
     let client = served.mcp("alice").await;
-    let ready = call(
-        &client,
-        "wait_window",
-        json!({"window": "main", "max_seconds": 20}),
-    )
-    .await;
+    let ready = wait_window(&client, "main").await;
     assert_eq!(ready.is_error, Some(false), "{}", text(&ready));
-    let sent = call(
-        &client,
-        "send_text",
-        json!({"window": "main", "text": "seq 100", "enter": true}),
-    )
-    .await;
+    let sent = send_line(&client, "main", "seq 100").await;
     assert_eq!(sent.is_error, Some(false), "{}", text(&sent));
-    let done = call(
-        &client,
-        "wait_window",
-        json!({"window": "main", "max_seconds": 20}),
-    )
-    .await;
+    let done = wait_window(&client, "main").await;
     assert!(text(&done).contains("exit status 0"), "{}", text(&done));
     let all = call(
         &client,

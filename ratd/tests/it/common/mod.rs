@@ -7,7 +7,6 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rat_core::mtls;
 use rat_core::tools::ReadBudget;
@@ -19,28 +18,11 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio_util::sync::CancellationToken;
 
-/// Kills the tmux server of a tenant, by its socket only, when dropped.
-pub struct TmuxGuard {
-    pub socket: String,
-}
-
-impl Drop for TmuxGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
+pub use tmux_cc::test_support::SocketGuard;
 
 /// A tenant name no other test uses: `rt-PID-N`.
 pub fn unique_tenant() -> String {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    format!(
-        "rt{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::SeqCst)
-    )
+    tmux_cc::test_support::socket_name("rt")
 }
 
 /// A bundle of `tenant` for `clients`, generated into a temporary directory.
@@ -102,14 +84,14 @@ pub struct Served {
     pub shutdown: CancellationToken,
     pub task: Option<tokio::task::JoinHandle<()>>,
     pub in_flight: Arc<InFlight>,
-    pub guard: TmuxGuard,
+    pub guard: SocketGuard,
 }
 
 impl Served {
     /// Generates a bundle for a fresh tenant with `clients` and starts ratd on it.
     pub async fn start(clients: &[&str]) -> Served {
         let tenant = unique_tenant();
-        let guard = TmuxGuard {
+        let guard = SocketGuard {
             socket: format!("rat-{tenant}"),
         };
         let bundle = Bundle::generate(&tenant, clients);

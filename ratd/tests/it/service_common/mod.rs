@@ -15,13 +15,13 @@ use rmcp::service::{RunningService, ServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
-pub use crate::common::{Bundle, TmuxGuard, tmux_server_pid, unique_tenant};
+pub use crate::common::{Bundle, SocketGuard, tmux_server_pid, unique_tenant};
 
 /// A ratd binary running on a bundle of its own; killed (and its tmux server) when dropped.
 pub struct Daemon {
     pub bundle: Bundle,
     pub child: Child,
-    pub guard: TmuxGuard,
+    pub guard: SocketGuard,
     pub lines: mpsc::Receiver<String>,
     /// Every stderr line read so far.
     pub seen: Vec<String>,
@@ -53,7 +53,7 @@ impl Daemon {
         args: &[&str],
         configure: impl FnOnce(&mut Command) -> Box<dyn Read + Send>,
     ) -> Daemon {
-        let guard = TmuxGuard {
+        let guard = SocketGuard {
             socket: format!("rat-{}", bundle.tenant),
         };
         let home = tempfile::tempdir().expect("a home for the terminals");

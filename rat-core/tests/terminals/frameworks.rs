@@ -9,11 +9,7 @@
 //! started in the background after a failure tells 0, in `wait_window` and `list_windows`. And
 //! the hook itself: it never blocks a prompt, whatever ratd does.
 
-mod terminals_common;
-
-use rat_core::terminals::{SendText, WaitWindow};
-use terminals_common::*;
-use tokio_util::sync::CancellationToken;
+use crate::common::*;
 
 /// Debian's `/etc/skel/.profile`, as far as bash goes.
 const PROFILE: &str = r#"if [ -n "$BASH_VERSION" ]; then
@@ -44,21 +40,10 @@ async fn statuses_hold(bashrc: &str) {
     })
     .await;
     let check = f.controller.check_terminals().await;
-    assert!(
-        check.ran && check.prompts && check.statuses && check.bracketed_paste,
-        "{check:?}"
-    );
+    assert!(all_hold(&check), "{check:?}");
     assert!(check.warnings().is_empty(), "{:?}", check.warnings());
     let t = f.controller.session("s");
-    let first = t
-        .wait_window(
-            WaitWindow {
-                window: "main".into(),
-                max_seconds: Some(30),
-            },
-            CancellationToken::new(),
-        )
-        .await;
+    let first = waited(&t, "main", 30).await;
     assert_eq!(
         f.redact(&first.text),
         "[your terminals did not exist: a fresh main was just created] main: bash is at its \
@@ -67,22 +52,8 @@ async fn statuses_hold(bashrc: &str) {
     let run = |line: &'static str| {
         let t = t.clone();
         async move {
-            t.send_text(SendText {
-                window: "main".into(),
-                text: line.into(),
-                enter: true,
-                wait_seconds: 0,
-            })
-            .await;
-            t.wait_window(
-                WaitWindow {
-                    window: "main".into(),
-                    max_seconds: Some(30),
-                },
-                CancellationToken::new(),
-            )
-            .await
-            .text
+            t.send_text(text("main", line, true)).await;
+            waited(&t, "main", 30).await.text
         }
     };
     // A first command (a framework may install itself at the first prompt), then the checks.

@@ -4,11 +4,9 @@
 //! first, a full-screen program, a command still running, commands one after the other, and a
 //! send that waits.
 
-mod terminals_common;
-
+use crate::common::*;
 use rat_core::terminals::{SendKeys, SendText};
 use rat_core::tools::Outcome;
-use terminals_common::*;
 use tokio_util::sync::CancellationToken;
 
 /// A send_keys input that waits `seconds` for what follows.
@@ -34,33 +32,47 @@ async fn a_command_printing_three_rows_is_answered_with_them_in_one_call() {
         "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\na\nb\nc"
     );
     // wait_window afterwards answers the same.
-    let w = t
-        .wait_window(wait("main", 5), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 5).await;
     assert_eq!(f.redact(&w.text), f.redact(&r.text));
+}
+
+/// send_text of `line` with Enter to `main` of session `s`, waiting 10 s for it: the answer,
+/// redacted.
+async fn ran(f: &Fixture, line: &str) -> String {
+    let t = f.controller.session("s");
+    f.redact(&t.send_text(run_text("main", line, 10)).await.text)
+}
+
+/// Runs each line in `main` in turn (as `ran`), and asserts its answer is the one given.
+async fn assert_answers(f: &Fixture, expected: &[(&str, &str)]) {
+    for (line, answer) in expected {
+        assert_eq!(ran(f, line).await, *answer, "{line:?}");
+    }
 }
 
 #[tokio::test]
 async fn a_command_printing_nothing_says_so_in_two_words() {
     let f = start_ready().await;
     f.ready("s", "main").await;
-    let t = f.controller.session("s");
-    let r = t.send_text(run_text("main", "true", 10)).await;
-    assert_eq!(
-        f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 0.\nNothing printed."
-    );
-    let r = t.send_text(run_text("main", "false", 10)).await;
-    assert_eq!(
-        f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 1.\nNothing printed."
-    );
-    // An empty line is a row printed.
-    let r = t.send_text(run_text("main", "echo", 10)).await;
-    assert_eq!(
-        f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\n"
-    );
+    assert_answers(
+        &f,
+        &[
+            (
+                "true",
+                "main: the command finished Ns ago, exit status 0.\nNothing printed.",
+            ),
+            (
+                "false",
+                "main: the command finished Ns ago, exit status 1.\nNothing printed.",
+            ),
+            // An empty line is a row printed.
+            (
+                "echo",
+                "main: the command finished Ns ago, exit status 0.\n[1 row printed]\n",
+            ),
+        ],
+    )
+    .await;
 }
 
 /// The `scrollback_rows` a cut answer's header gives after `prefix`, the header checked to end
@@ -127,9 +139,8 @@ async fn rows_holding_a_prompt_like_text_are_rows() {
     t.send_text(run_text("main", "echo '$ cat f' > f", 10))
         .await;
     for round in 0..5 {
-        let r = t.send_text(run_text("main", "cat f", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "cat f").await,
             "main: the command finished Ns ago, exit status 0.\n[1 row printed]\n$ cat f",
             "round {round}"
         );
@@ -203,9 +214,7 @@ async fn a_command_still_running_shows_the_rows_printed_since_the_last_answer() 
          `source ~/.bashrc` may do, only a new window has it): read_window shows which.\n\
          [1 row printed]\none"
     );
-    let w = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 1).await;
     assert!(
         w.text.ends_with("\nNothing printed since the last answer."),
         "{}",
@@ -214,9 +223,7 @@ async fn a_command_still_running_shows_the_rows_printed_since_the_last_answer() 
     release(go.clone()).await.unwrap();
     f.read_until("s", "main", 0, |screen| screen.ends_with("two"))
         .await;
-    let w = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 1).await;
     assert!(
         w.text
             .ends_with("\n[1 row printed since the last answer]\ntwo"),
@@ -224,9 +231,7 @@ async fn a_command_still_running_shows_the_rows_printed_since_the_last_answer() 
         w.text
     );
     release(go2.clone()).await.unwrap();
-    let w = t
-        .wait_window(wait("main", 10), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 10).await;
     assert_eq!(
         f.redact(&w.text),
         "main: the command finished Ns ago, exit status 0.\n[1 row printed since the last answer]\nthree"
@@ -282,9 +287,7 @@ async fn a_send_without_a_wait_answers_as_before_and_over_fifty_is_refused() {
     );
     assert!(r.outcome.is_error());
     // The first echo ran: an Enter pressed now is at the prompt after it.
-    let w = t
-        .wait_window(wait("main", 10), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 10).await;
     assert_eq!(
         f.redact(&w.text),
         "main: the command finished Ns ago, exit status 0.\n[1 row printed]\nhi"
@@ -385,17 +388,20 @@ async fn a_clear_with_no_history_shows_the_rows_left() {
 async fn a_text_ending_with_a_new_line_shows_all_its_rows() {
     let f = start_ready().await;
     f.ready("s", "main").await;
-    let t = f.controller.session("s");
-    let r = t.send_text(run_text("main", "echo tail\n", 10)).await;
-    assert_eq!(
-        f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 0.\n[1 row printed]\ntail"
-    );
-    let r = t.send_text(run_text("main", "seq 3\n\n", 10)).await;
-    assert_eq!(
-        f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n1\n2\n3"
-    );
+    assert_answers(
+        &f,
+        &[
+            (
+                "echo tail\n",
+                "main: the command finished Ns ago, exit status 0.\n[1 row printed]\ntail",
+            ),
+            (
+                "seq 3\n\n",
+                "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\n1\n2\n3",
+            ),
+        ],
+    )
+    .await;
 }
 
 /// A full history drops its oldest tenth (1000 rows) as often as a command prints past it:
@@ -442,7 +448,7 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
 }
 
 /// The status line of an answer, its times redacted, and the rest as it is.
-fn split_answer(f: &terminals_common::Fixture, text: &str) -> (String, String) {
+fn split_answer(f: &crate::common::Fixture, text: &str) -> (String, String) {
     let (status, rest) = text.split_once('\n').unwrap();
     (f.redact(status), rest.to_string())
 }
@@ -491,9 +497,8 @@ async fn a_hook_after_rats_printing_a_path_of_its_own_is_not_waited_for() {
     ))
     .await;
     for round in 0..5 {
-        let r = t.send_text(run_text("main", "printf 'a\\nb\\n'", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "printf 'a\\nb\\n'").await,
             "main: the command finished Ns ago, exit status 0.\n[2 rows printed]\na\nb",
             "round {round}"
         );
@@ -512,9 +517,8 @@ async fn a_prompt_mark_tmux_never_shows_is_told_after_two_seconds() {
     let t = f.controller.session("s");
     t.send_text(run_text("main", &format!("exec 1>{}", other.display()), 10))
         .await;
-    let r = t.send_text(run_text("main", "echo one >&2", 10)).await;
     assert_eq!(
-        f.redact(&r.text),
+        ran(&f, "echo one >&2").await,
         "main: the command finished Ns ago, exit status 0.\n\
          [tmux was still reading what the command printed Ns after it finished: its last rows \
          may be missing below; read_window shows them once tmux has read them]\n\
@@ -552,9 +556,7 @@ async fn a_command_typed_while_another_runs_shows_its_own_rows() {
         tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
             .await
             .unwrap();
-        let w = t
-            .wait_window(wait("main", 10), CancellationToken::new())
-            .await;
+        let w = waited(&t, "main", 10).await;
         let since = if between {
             " since the last answer"
         } else {
@@ -602,9 +604,7 @@ async fn output_without_a_final_new_line_is_shown_before_the_prompt() {
     tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
         .await
         .unwrap();
-    let w = t
-        .wait_window(wait("main", 10), CancellationToken::new())
-        .await;
+    let w = waited(&t, "main", 10).await;
     assert_eq!(
         f.redact(&w.text),
         format!("{status}\n[1 row printed since the last answer]\n50% 100%")
@@ -658,9 +658,7 @@ async fn a_row_of_the_command_before_ending_with_the_text_typed_is_not_taken_for
         tokio::task::spawn_blocking(move || std::fs::write(go, "\n").unwrap())
             .await
             .unwrap();
-        let w = t
-            .wait_window(wait("main", 10), CancellationToken::new())
-            .await;
+        let w = waited(&t, "main", 10).await;
         assert_eq!(
             f.redact(&w.text),
             "main: the command finished Ns ago, exit status 0.\n[1 row printed]\ntwo",
@@ -699,24 +697,20 @@ async fn output_without_a_final_new_line_is_shown_every_time() {
     // The answer may be made before bash draws its prompt after the text: it waits for it.
     let f = start_ready().await;
     f.ready("s", "main").await;
-    let t = f.controller.session("s");
     let status = "main: the command finished Ns ago, exit status 0.";
     for round in 0..20 {
-        let r = t.send_text(run_text("main", "printf abc", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "printf abc").await,
             format!("{status}\n[1 row printed]\nabc"),
             "round {round}"
         );
-        let r = t.send_text(run_text("main", "seq 3; printf xyz", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "seq 3; printf xyz").await,
             format!("{status}\n[4 rows printed]\n1\n2\n3\nxyz"),
             "round {round}"
         );
-        let r = t.send_text(run_text("main", "echo x", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "echo x").await,
             format!("{status}\n[1 row printed]\nx"),
             "round {round}"
         );
@@ -757,9 +751,8 @@ async fn a_line_typed_without_enter_then_ended_by_its_own_input_shows_only_its_r
             })
             .await;
         }
-        let r = t.send_text(run_text("main", "", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "").await,
             format!("{status}\n[1 row printed]\nmore"),
             "round {round}"
         );
@@ -786,9 +779,8 @@ async fn a_command_after_output_without_a_new_line_in_a_full_history_shows_its_r
     assert!(r.text.contains("exit status 0."), "{}", r.text);
     let status = "main: the command finished Ns ago, exit status 0.";
     for round in 0..6 {
-        let r = t.send_text(run_text("main", "printf abc", 10)).await;
         assert_eq!(
-            f.redact(&r.text),
+            ran(&f, "printf abc").await,
             format!("{status}\n[1 row printed]\nabc"),
             "round {round}"
         );

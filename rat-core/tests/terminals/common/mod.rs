@@ -2,43 +2,23 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rat_core::terminals::{
-    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
+    Controller, ControllerConfig, ReadWindow, SendKeys, SendText, TerminalCheck, Terminals,
+    WaitWindow,
 };
 use rat_core::tools::{ReadBudget, ToolResult};
+use tmux_cc::test_support::{SocketGuard, socket_name};
 use tokio_util::sync::CancellationToken;
 
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-
 /// A controller on a private socket, with a home directory of its own; the server is killed by
-/// its socket when the fixture drops, even when the test fails.
+/// its socket when the fixture drops, even when the test fails (the guard, dropped first, also
+/// removes the socket file tmux 3.3a leaves behind, as the test ends before tmux-cc does).
 pub struct Fixture {
+    pub guard: SocketGuard,
     pub controller: Controller,
     pub home: tempfile::TempDir,
-    pub socket: String,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(std::process::Stdio::null())
-            .status();
-        // tmux 3.3a leaves its socket file behind, and the test ends before tmux-cc removes it.
-        let _ = std::fs::remove_file(socket_file(&self.socket));
-    }
-}
-
-/// The socket file of tmux's server `socket` (`tmux -L`), where tmux puts it: in
-/// `$TMUX_TMPDIR` (or `/tmp`), in `tmux-UID`.
-pub fn socket_file(socket: &str) -> PathBuf {
-    let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-    Path::new(&dir)
-        .join(format!("tmux-{}", nix::unistd::getuid()))
-        .join(socket)
 }
 
 /// What a test's home directory holds before the controller starts.
@@ -56,12 +36,9 @@ pub struct Home<'a> {
     pub files: &'a [(&'a str, &'a str)],
 }
 
+/// A tenant no other test uses, `t-PID-N`: its socket `rat-t-PID-N` is this test's alone.
 pub fn tenant() -> String {
-    format!(
-        "t{}x{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
+    socket_name("t")
 }
 
 /// A fixture with the default home, its terminals checked, and `main` of session `s` at its
@@ -97,18 +74,25 @@ pub async fn start(home: Home<'_>) -> Fixture {
     if let Some(timeout) = home.command_timeout {
         config.command_timeout = timeout;
     }
-    let socket = config.socket_name();
+    let guard = SocketGuard {
+        socket: config.socket_name(),
+    };
     let controller = Controller::start(config).await.expect("controller starts");
     Fixture {
+        guard,
         controller,
         home: dir,
-        socket,
     }
 }
 
 impl Fixture {
     pub fn home(&self) -> &Path {
         self.home.path()
+    }
+
+    /// The socket of the fixture's tmux server (`tmux -L`).
+    pub fn socket(&self) -> &str {
+        &self.guard.socket
     }
 
     /// Replaces what varies from run to run: the home directory, and relative times.
@@ -119,38 +103,14 @@ impl Fixture {
     /// Runs a line in `window` of session `s` and waits for its prompt (at most 20 s).
     pub async fn run(&self, s: &str, window: &str, line: &str) -> ToolResult {
         let t = self.controller.session(s);
-        let sent = t
-            .send_text(SendText {
-                window: window.into(),
-                text: line.into(),
-                enter: true,
-                wait_seconds: 0,
-            })
-            .await;
+        let sent = t.send_text(text(window, line, true)).await;
         assert!(!sent.outcome.is_error(), "{}", sent.text);
-        t.wait_window(
-            WaitWindow {
-                window: window.into(),
-                max_seconds: Some(20),
-            },
-            CancellationToken::new(),
-        )
-        .await
+        waited(&t, window, 20).await
     }
 
     /// Waits for the prompt of `window`, and for the screen to show it (a last line `$`).
     pub async fn ready(&self, s: &str, window: &str) -> ToolResult {
-        let ready = self
-            .controller
-            .session(s)
-            .wait_window(
-                WaitWindow {
-                    window: window.into(),
-                    max_seconds: Some(20),
-                },
-                CancellationToken::new(),
-            )
-            .await;
+        let ready = waited(&self.controller.session(s), window, 20).await;
         self.read_until(s, window, 0, |screen| {
             screen == "$" || screen.ends_with("\n$")
         })
@@ -158,12 +118,25 @@ impl Fixture {
         ready
     }
 
+    /// Starts `cat > ~/NAME` in `main` of session `s`, and waits until cat has the terminal:
+    /// keys that arrive while bash's line editor still has it are read without its CR-to-LF
+    /// translation (ICRNL off), and cat would write CR. Returns the file's path.
+    pub async fn cat_into(&self, name: &str) -> PathBuf {
+        let out = self.home().join(name);
+        self.controller
+            .session("s")
+            .send_text(text("main", &format!("cat > {}", out.display()), true))
+            .await;
+        self.wait_command("s", "main", "cat").await;
+        out
+    }
+
     /// A tmux command on the fixture's server, forked (for what agents can not do: a human
     /// entering copy mode, a command typed elsewhere).
     pub fn tmux(&self, args: &[&str]) -> String {
         let out = std::process::Command::new("tmux")
             .arg("-L")
-            .arg(&self.socket)
+            .arg(self.socket())
             .args(args)
             .output()
             .expect("tmux runs");
@@ -214,6 +187,33 @@ pub fn wait(window: &str, seconds: u32) -> WaitWindow {
         window: window.into(),
         max_seconds: Some(seconds),
     }
+}
+
+/// wait_window on `window` of `t`, `seconds` at most, never cancelled: its answer.
+pub async fn waited(t: &Terminals, window: &str, seconds: u32) -> ToolResult {
+    t.wait_window(wait(window, seconds), CancellationToken::new())
+        .await
+}
+
+/// 120 lines of 99 letters as keys, each line's letters and then Enter (a through j, the
+/// line's number modulo 10), and the text `cat` writes of them: a long key list whose order
+/// shows.
+pub fn letter_lines() -> (Vec<String>, String) {
+    let mut pressed = Vec::new();
+    let mut expected = String::new();
+    for line in 0..120 {
+        let letter = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][line % 10];
+        pressed.extend(std::iter::repeat_n(letter.to_string(), 99));
+        pressed.push("Enter".to_string());
+        expected.push_str(&letter.repeat(99));
+        expected.push('\n');
+    }
+    (pressed, expected)
+}
+
+/// Whether everything the check looks at holds: it ran, bracketed paste, prompts, statuses.
+pub fn all_hold(check: &TerminalCheck) -> bool {
+    check.ran && check.bracketed_paste && check.prompts && check.statuses
 }
 
 /// `12s ago`, `3m since`: the digits of a relative time become `N`.

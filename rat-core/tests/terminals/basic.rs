@@ -2,13 +2,11 @@
 //! by a Drop guard), one home directory per test (so startup files are the test's own).
 //! Result texts are snapshot-tested, with relative times and the home directory redacted.
 
-mod terminals_common;
-
 use std::time::{Duration, Instant};
 
+use crate::common::*;
 use rat_core::terminals::{CloseWindow, CreateWindow};
 use rat_core::tools::{Outcome, ReadBudget};
-use terminals_common::*;
 use tokio_util::sync::CancellationToken;
 
 /// The outcome as a word, for snapshots.
@@ -29,10 +27,7 @@ fn shown(f: &Fixture, r: &rat_core::tools::ToolResult) -> String {
 async fn check_finds_everything_holding() {
     let f = start(Home::default()).await;
     let check = f.controller.check_terminals().await;
-    assert!(
-        check.ran && check.bracketed_paste && check.prompts && check.statuses,
-        "{check:?}"
-    );
+    assert!(all_hold(&check), "{check:?}");
     assert!(check.warnings().is_empty());
     // The check's terminal is gone, and its history was not saved.
     assert_eq!(
@@ -121,10 +116,7 @@ async fn a_profile_assigning_prompt_command_keeps_waits_and_statuses() {
     })
     .await;
     let check = f.controller.check_terminals().await;
-    assert!(
-        check.ran && check.prompts && check.statuses && check.bracketed_paste,
-        "{check:?}"
-    );
+    assert!(all_hold(&check), "{check:?}");
     assert!(check.warnings().is_empty(), "{check:?}");
     f.ready("s", "main").await;
     let done = f.run("s", "main", "(exit 3)").await;
@@ -162,10 +154,7 @@ async fn a_profile_prepending_a_command_keeps_the_statuses() {
     })
     .await;
     let check = f.controller.check_terminals().await;
-    assert!(
-        check.ran && check.prompts && check.statuses && check.bracketed_paste,
-        "{check:?}"
-    );
+    assert!(all_hold(&check), "{check:?}");
     assert!(check.warnings().is_empty());
     f.ready("s", "main").await;
     let done = f.run("s", "main", "false | true").await;
@@ -188,10 +177,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     })
     .await;
     let check = f.controller.check_terminals().await;
-    assert!(
-        check.ran && check.bracketed_paste && check.prompts && check.statuses,
-        "{check:?}"
-    );
+    assert!(all_hold(&check), "{check:?}");
     let t = f.controller.session("s");
     f.ready("s", "main").await;
     f.read_until("s", "main", 0, |s| s == "$").await;
@@ -205,9 +191,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     (ok) $ echo one
     echo two
     ");
-    let still = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let still = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &still), @r"
         (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
         Nothing printed.
@@ -246,9 +230,7 @@ async fn a_mebibyte_paste_arrives_whole() {
     let sent = t.send_text(text("main", &payload, false)).await;
     assert_eq!(sent.outcome, Outcome::Ok, "{}", sent.text);
     t.send_keys(keys("main", &["C-d"])).await;
-    let done = t
-        .wait_window(wait("main", 50), CancellationToken::new())
-        .await;
+    let done = waited(&t, "main", 50).await;
     assert!(done.text.contains("exit status 0"), "{}", done.text);
     let got = std::fs::read_to_string(f.home().join("big.txt")).unwrap();
     assert_eq!(got.len(), payload.len());
@@ -278,9 +260,7 @@ async fn inputs_sent_at_once_never_interleave() {
         assert_eq!(task.await.unwrap().outcome, Outcome::Ok);
     }
     t.send_keys(keys("main", &["C-d"])).await;
-    let done = t
-        .wait_window(wait("main", 50), CancellationToken::new())
-        .await;
+    let done = waited(&t, "main", 50).await;
     assert!(done.text.contains("exit status 0"), "{}", done.text);
     let got = std::fs::read_to_string(f.home().join("mixed.txt")).unwrap();
     let mut lines: Vec<&str> = got.lines().collect();
@@ -616,9 +596,7 @@ async fn inputs_to_a_missing_session_create_it_and_send_nothing() {
     let missing = t.send_text(text("nope", "x", false)).await;
     insta::assert_snapshot!(shown(&f, &missing), @"(refused) No window nope: list_windows shows your windows, create_window creates one.");
     let x = f.controller.session("x");
-    let waited = x
-        .wait_window(wait("main", 20), CancellationToken::new())
-        .await;
+    let waited = waited(&x, "main", 20).await;
     insta::assert_snapshot!(shown(&f, &waited), @"(ok) [your terminals did not exist: a fresh main was just created] main: bash is at its prompt (Ns ago), ready for input.");
 }
 
@@ -648,14 +626,10 @@ async fn bad_inputs_are_refused_and_nothing_is_sent() {
     let screen = f.read_until("s", "main", 0, |s| s == "$").await;
     insta::assert_snapshot!(shown(&f, &screen), @"(ok) $");
     // max_seconds out of 1 to 50 is refused at once, not brought within it.
-    let none = t
-        .wait_window(wait("main", 0), CancellationToken::new())
-        .await;
+    let none = waited(&t, "main", 0).await;
     insta::assert_snapshot!(shown(&f, &none), @"(refused) Nothing was waited for: max_seconds is 0, and must be from 1 to 50 (20 by default). Call wait_window again with max_seconds from 1 to 50, or without it.");
     let started = Instant::now();
-    let long = t
-        .wait_window(wait("main", 51), CancellationToken::new())
-        .await;
+    let long = waited(&t, "main", 51).await;
     // At once, not after 50 s: a bound a loaded machine can not reach.
     assert!(started.elapsed() < Duration::from_secs(10));
     insta::assert_snapshot!(shown(&f, &long), @"(refused) Nothing was waited for: max_seconds is 51, and must be from 1 to 50 (20 by default). Call wait_window again with max_seconds from 1 to 50, or without it.");
@@ -669,9 +643,7 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
     // Once sleep is in the foreground: before, bash still reads the line (or has forked and
     // not exec'd yet), and the wait would rightly tell bash.
     f.wait_command("s", "main", "sleep").await;
-    let running = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let running = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &running), @r"
         (ok) main: still running, Ns since your last input, sleep in the foreground.
         Nothing printed.
@@ -699,10 +671,7 @@ async fn a_wait_tells_what_still_runs_and_returns_when_cancelled_or_stopping() {
     );
     let waiting = tokio::spawn({
         let t = t.clone();
-        async move {
-            t.wait_window(wait("main", 50), CancellationToken::new())
-                .await
-        }
+        async move { waited(&t, "main", 50).await }
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let started = Instant::now();
@@ -718,9 +687,7 @@ async fn a_wait_answers_soon_after_the_prompt() {
     let t = f.controller.session("s");
     t.send_text(text("main", "sleep 1", true)).await;
     let started = Instant::now();
-    let done = t
-        .wait_window(wait("main", 50), CancellationToken::new())
-        .await;
+    let done = waited(&t, "main", 50).await;
     assert!(done.text.contains("exit status 0"), "{}", done.text);
     // Not a timing test (see benches/benches/wait.rs): only that it did not wait for its end
     // (50 s), with room for a loaded machine.
@@ -730,7 +697,7 @@ async fn a_wait_answers_soon_after_the_prompt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
     let f = start(Home::default()).await;
-    let tenant = f.socket.trim_start_matches("rat-").to_string();
+    let tenant = f.socket().trim_start_matches("rat-").to_string();
     let mut config = rat_core::terminals::ControllerConfig::new(&tenant);
     config.home = f.home().to_path_buf();
     let err = rat_core::terminals::Controller::start(config)
@@ -741,7 +708,7 @@ async fn a_second_controller_on_the_tenant_is_refused_with_the_pid() {
         err.to_string(),
         format!(
             "another tmux server (pid {pid}) already serves socket {}: another ratd serves this tenant on this machine",
-            f.socket
+            f.socket()
         )
     );
 }
@@ -752,23 +719,12 @@ async fn twelve_thousand_keys_are_pressed_in_order() {
     // send-keys, in order. cat writes 120 lines of 99 letters, each letter its line's number.
     let f = start_ready().await;
     let t = f.controller.session("s");
-    let out = f.home.path().join("keys.txt");
-    t.send_text(text("main", &format!("cat > {}", out.display()), true))
-        .await;
-    // Not before cat has the terminal: keys that arrive while bash's line editor still has it
-    // are read without its CR-to-LF translation (ICRNL off), and cat would write CR.
-    f.wait_command("s", "main", "cat").await;
-    let mut pressed = Vec::new();
-    let mut expected = String::new();
-    for line in 0..120 {
-        let letter = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][line % 10];
-        pressed.extend(std::iter::repeat_n(letter, 99));
-        pressed.push("Enter");
-        expected.push_str(&letter.repeat(99));
-        expected.push('\n');
-    }
-    pressed.push("C-d");
+    // Not before cat has the terminal (see cat_into).
+    let out = f.cat_into("keys.txt").await;
+    let (mut pressed, expected) = letter_lines();
+    pressed.push("C-d".to_string());
     assert_eq!(pressed.len(), 12001);
+    let pressed: Vec<&str> = pressed.iter().map(String::as_str).collect();
     let result = t.send_keys(keys("main", &pressed)).await;
     assert_eq!(
         result.outcome,
@@ -878,9 +834,7 @@ async fn unset_prompt_command_typed_in_a_terminal_is_healed_at_the_next_command(
     t.send_text(text("main", "unset PROMPT_COMMAND", true))
         .await;
     // No prompt of rat's after it: bash in the foreground, nothing seen finished.
-    let waited = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let waited = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &waited), @r"
         (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
         [1 row printed]
@@ -967,9 +921,7 @@ async fn a_text_sent_while_a_command_runs_is_waited_for() {
     f.wait_command("s", "main", "sleep").await;
     t.send_text(text("main", "sleep 1; echo second", true))
         .await;
-    let done = t
-        .wait_window(wait("main", 20), CancellationToken::new())
-        .await;
+    let done = waited(&t, "main", 20).await;
     insta::assert_snapshot!(shown(&f, &done), @r"
         (ok) main: the command finished Ns ago, exit status 0.
         [1 row printed]
@@ -1011,9 +963,7 @@ async fn a_bash_script_typed_ahead_is_waited_for_with_its_status() {
     f.wait_command("s", "main", "sleep").await;
     t.send_text(text("main", "bash -c 'sleep 3; exit 7'", true))
         .await;
-    let done = t
-        .wait_window(wait("main", 20), CancellationToken::new())
-        .await;
+    let done = waited(&t, "main", 20).await;
     insta::assert_snapshot!(shown(&f, &done), @r"
         (ok) main: the command finished Ns ago, exit status 7.
         Nothing printed.
@@ -1034,9 +984,7 @@ async fn a_check_that_could_not_run_is_told_as_such() {
     let description = rat_core::terminals::texts::wait_window_description(&check);
     insta::assert_snapshot!(description, @"Wait until the command sent last to a window finished. In these terminals it can not: rat could not check them at its start (bash startup files blocking or too slow), so it does not rely on recorded prompts, and it answers so at once. Use list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
     let t = f.controller.session("s");
-    let answer = t
-        .wait_window(wait("main", 5), CancellationToken::new())
-        .await;
+    let answer = waited(&t, "main", 5).await;
     insta::assert_snapshot!(shown(&f, &answer), @"(refused) main: rat can not wait in these terminals, as it can not tell when a command finishes: rat could not check them at its start (bash startup files blocking or too slow), so it does not rely on recorded prompts. Check with list_windows instead (bash in the foreground means the terminal waits for input, unless it runs a bash script or builtin), and read_window.");
 }
 
@@ -1230,9 +1178,7 @@ async fn a_pipeline_whose_first_process_ended_is_named_by_what_still_runs() {
     t.send_keys(keys("main", &["q"])).await;
     f.ready("s", "main").await;
     t.send_text(text("main", "true | sleep 30", true)).await;
-    let waited = t
-        .wait_window(wait("main", 1), CancellationToken::new())
-        .await;
+    let waited = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &waited), @r"
         (ok) main: still running, Ns since your last input, sleep in the foreground.
         Nothing printed.

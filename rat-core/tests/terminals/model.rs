@@ -14,13 +14,10 @@
 //!
 //! `RAT_MODEL_SEQUENCES` (300 by default) and `RAT_MODEL_SEED` (a fixed one by default) set the
 //! run; the long run of the docs is `RAT_MODEL_SEQUENCES=5000 cargo test --release -p rat-core
-//! --test terminals_model`.
+//! --test terminals -- model::`.
 
-mod terminals_common;
-
-use rat_core::terminals::{SendKeys, SendText, Terminals, WaitWindow};
-use terminals_common::*;
-use tokio_util::sync::CancellationToken;
+use crate::common::*;
+use rat_core::terminals::{SendKeys, SendText, Terminals};
 
 /// A small, seeded generator (xorshift64*): the same seed gives the same sequences.
 struct Rng(u64);
@@ -84,24 +81,11 @@ impl Step {
 }
 
 fn send(window: &str, line: &str) -> SendText {
-    SendText {
-        window: window.into(),
-        text: line.into(),
-        enter: true,
-        wait_seconds: 0,
-    }
+    text(window, line, true)
 }
 
 async fn wait(t: &Terminals, window: &str) -> String {
-    t.wait_window(
-        WaitWindow {
-            window: window.into(),
-            max_seconds: Some(20),
-        },
-        CancellationToken::new(),
-    )
-    .await
-    .text
+    waited(t, window, 20).await.text
 }
 
 /// The statuses a finished wait tells, read back from its first line (the inverse of the

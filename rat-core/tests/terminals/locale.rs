@@ -2,10 +2,8 @@
 //! none (systemd), where tmux would print `_` for non-ASCII without `-u`, and bash would mangle
 //! its input without `LC_ALL=C.UTF-8` in the terminals.
 
-mod terminals_common;
-
+use crate::common::*;
 use rat_core::terminals::SendText;
-use terminals_common::*;
 
 const LOCALE: [&str; 3] = ["LANG", "LC_ALL", "LC_CTYPE"];
 
@@ -16,7 +14,7 @@ async fn non_ascii_survives_with_the_locale_unset() {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap());
         child.args([
             "--exact",
-            "non_ascii_survives_with_the_locale_unset",
+            "locale::non_ascii_survives_with_the_locale_unset",
             "--nocapture",
         ]);
         for v in LOCALE {

@@ -8,24 +8,24 @@
 //! 0xff marker byte. A name is a key to tmux when it wrote some bytes and not the name itself;
 //! rat must accept exactly those names.
 
-mod terminals_common;
-
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rat_core::terminals::keys::{SHOWN_KEYS, is_valid_key};
+use tmux_cc::test_support::SocketGuard;
 use tmux_cc::{Difference, Features, TmuxVersion};
 
-/// The private tmux server of this test, killed by its socket on drop, even when the test fails.
+/// The private tmux server of this test, killed by its socket on drop, even when the test fails
+/// (the guard also removes the socket file tmux 3.3a leaves behind).
 struct Server {
-    socket: String,
+    guard: SocketGuard,
 }
 
 impl Server {
     fn tmux(&self) -> Command {
         let mut cmd = Command::new("tmux");
-        cmd.args(["-L", &self.socket, "-f", "/dev/null"]);
+        cmd.args(["-L", &self.guard.socket, "-f", "/dev/null"]);
         cmd
     }
 
@@ -36,17 +36,6 @@ impl Server {
             "tmux {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(Stdio::null())
-            .status();
-        // tmux 3.3a leaves its socket file behind.
-        let _ = std::fs::remove_file(terminals_common::socket_file(&self.socket));
     }
 }
 
@@ -201,7 +190,7 @@ fn is_modified_key(name: &str) -> bool {
 fn keys_match_tmux() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server {
-        socket: format!("ratkeys{}", std::process::id()),
+        guard: SocketGuard::new("ratkeys"),
     };
     let names = names();
     let features = features_of_tmux_on_path();

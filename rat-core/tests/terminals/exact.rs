@@ -3,14 +3,11 @@
 //! cursor past the last column, full-screen mode left on, lines begun in history, long key
 //! lists, what a closed window leaves running, and a background job after C-c.
 
-mod terminals_common;
-
 use std::path::Path;
 
+use crate::common::*;
 use rat_core::terminals::{CloseWindow, CreateWindow, SendKeys};
 use rat_core::tools::Outcome;
-use terminals_common::*;
-use tokio_util::sync::CancellationToken;
 
 /// `s` quoted for bash as `$'...'`: backslashes, quotes and control characters escaped, the
 /// rest (non-ASCII included) as it is.
@@ -115,7 +112,7 @@ async fn commands_and_directories_are_listed_whole_whatever_they_hold() {
     );
     // A program whose name tmux 3.7 will not show (it holds a tab) still runs: never bash at
     // its prompt.
-    let waited = t.wait_window(wait("w3", 1), CancellationToken::new()).await;
+    let waited = waited(&t, "w3", 1).await;
     assert_eq!(
         f.redact(&waited.text),
         "w3: still running, Ns since your last input, tab\\tprog x in the foreground.\nNothing printed."
@@ -219,8 +216,7 @@ async fn full_screen_mode_left_on_is_told_with_its_fix() {
     // They may arrive late on a loaded machine: C-c until the command line stays empty.
     for _ in 0..20 {
         t.send_keys(keys("main", &["C-c"])).await;
-        t.wait_window(wait("main", 20), CancellationToken::new())
-            .await;
+        waited(&t, "main", 20).await;
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let screen = t.read_window(read("main", 0)).await;
         // The prompt's row (the rest of the screen is vim's, left on).
@@ -284,20 +280,9 @@ async fn a_screen_beginning_inside_a_line_of_history_says_so() {
 async fn a_long_key_list_is_repeated_in_short() {
     let f = start_ready().await;
     let t = f.controller.session("s");
-    let out = f.home().join("keys.txt");
-    t.send_text(text("main", &format!("cat > {}", out.display()), true))
-        .await;
-    f.wait_command("s", "main", "cat").await;
+    let out = f.cat_into("keys.txt").await;
     // 120 lines of 99 letters and Enter (a terminal line holds 4095 characters at most).
-    let mut pressed = Vec::new();
-    let mut expected = String::new();
-    for line in 0..120 {
-        let letter = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][line % 10];
-        pressed.extend(std::iter::repeat_n(letter.to_string(), 99));
-        pressed.push("Enter".to_string());
-        expected.push_str(&letter.repeat(99));
-        expected.push('\n');
-    }
+    let (pressed, expected) = letter_lines();
     let result = t
         .send_keys(SendKeys {
             window: "main".into(),
@@ -423,17 +408,13 @@ async fn a_background_job_after_c_c_is_told_exit_status_0() {
     t.send_text(text("main", "sleep 30", true)).await;
     f.wait_command("s", "main", "sleep").await;
     t.send_keys(keys("main", &["C-c"])).await;
-    let interrupted = t
-        .wait_window(wait("main", 20), CancellationToken::new())
-        .await;
+    let interrupted = waited(&t, "main", 20).await;
     assert_eq!(
         f.redact(&interrupted.text),
         "main: the command finished Ns ago, exit status 130.\n[1 row printed]\n^C"
     );
     t.send_text(text("main", "sleep 3 &", true)).await;
-    let started = t
-        .wait_window(wait("main", 20), CancellationToken::new())
-        .await;
+    let started = waited(&t, "main", 20).await;
     let (told, pid) = started
         .text
         .rsplit_once("\n[1] ")

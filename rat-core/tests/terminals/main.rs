@@ -1,0 +1,20 @@
+//! The terminal tools against a real tmux and a real bash, in one test binary (one link, one
+//! run): a private socket and a home directory per test, set up by `common`.
+//!
+//! - `basic`: waits, statuses, the check, startup files, windows and their lifecycle.
+//! - `exact`: odd characters, the cursor, full-screen mode, long key lists, closed windows.
+//! - `frameworks`: the prompt frameworks users have (`scripts/test` installs them).
+//! - `locale`: non-ASCII text whatever ratd's locale.
+//! - `model`: waits and statuses against ground truth over random sequences
+//!   (`RAT_MODEL_SEQUENCES`, `RAT_MODEL_SEED`).
+//! - `output`: what a wait's answer carries of what the command printed.
+//! - `keys_tmux`: send_keys' key names against tmux itself.
+
+mod basic;
+mod common;
+mod exact;
+mod frameworks;
+mod keys_tmux;
+mod locale;
+mod model;
+mod output;
