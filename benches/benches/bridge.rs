@@ -23,7 +23,7 @@ use http_body_util::{BodyExt, Full};
 use rat::headers::ToolHeaders;
 use rat::relay::{Config, REQUEST_TIMEOUT, Relay};
 use rat_core::mtls;
-use rat_core::tools::ReadBudget;
+use rat_core::result::ReadBudget;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;

@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rat_core::mtls;
+use rat_core::result::ReadBudget;
 use rat_core::terminals::{
     Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
 };
-use rat_core::tools::ReadBudget;
 use tokio_util::sync::CancellationToken;
 
 /// Counts the bytes allocated while [`COUNTING`] is set: the memory a per-request build costs.

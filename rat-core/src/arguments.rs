@@ -13,8 +13,8 @@
 use serde_json::{Map, Number, Value};
 
 use crate::catalog::{Tool, schema};
+use crate::result::ToolResult;
 use crate::terminals::texts::ECHOED;
-use crate::tools::ToolResult;
 
 /// The arguments of `tool` checked against its input schema, with whole numbers written as
 /// floats made integers; or the result telling the agent what is wrong with the first argument

@@ -10,9 +10,9 @@
 use serde_json::{Map, Value};
 
 use crate::files;
+use crate::result::ReadBudget;
 use crate::terminals::TerminalCheck;
 use crate::terminals::texts;
-use crate::tools::ReadBudget;
 
 pub use rat_wire::tool::{Annotations, Tool, Wait, call_wait, input_schemas, schema};
 

@@ -2,7 +2,7 @@
 //! wraps them in MCP; anything else (a test, another server) can call them directly.
 //!
 //! # Layout
-//! - [`tools`]: what every tool returns ([`tools::ToolResult`], [`tools::Outcome`]) and the
+//! - [`result`]: what every tool returns ([`result::ToolResult`], [`result::Outcome`]) and the
 //!   read budget shared by `read_window` and `read_file`.
 //! - [`terminals`]: the [`terminals::Controller`] owning the tenant's tmux server (through
 //!   `tmux-cc`), the startup check, and [`terminals::Terminals`], the terminal tools
@@ -30,7 +30,7 @@
 pub mod arguments;
 pub mod catalog;
 pub mod files;
+pub mod result;
 pub mod terminals;
-pub mod tools;
 
 pub use rat_wire::{connect, mtls, words};

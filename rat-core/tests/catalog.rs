@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use rat_core::catalog::{TOOL_NAMES, input_schemas, instructions, tools};
+use rat_core::result::ReadBudget;
 use rat_core::terminals::TerminalCheck;
-use rat_core::tools::ReadBudget;
 use serde_json::{Value, json};
 
 /// The outcomes of the check that word the texts differently.

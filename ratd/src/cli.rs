@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use clap::Parser;
-use rat_core::tools::ReadBudget;
+use rat_core::result::ReadBudget;
 
 /// ratd's flags, parsed by clap. [`Args::config`] turns them into a [`crate::Config`].
 #[derive(Debug, Clone, Parser)]

@@ -37,8 +37,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rat_core::mtls;
+use rat_core::result::ReadBudget;
 use rat_core::terminals::{Controller, ControllerConfig, StopStep};
-use rat_core::tools::ReadBudget;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;

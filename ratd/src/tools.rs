@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use rat_core::catalog::{Tool, call_wait};
 use rat_core::files::{self, ReadFile, WriteFile};
+use rat_core::result::{ReadBudget, ToolResult};
 use rat_core::terminals::{
     CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, texts,
 };
-use rat_core::tools::{ReadBudget, ToolResult};
 use rmcp::model::JsonObject;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;

@@ -9,7 +9,7 @@
 //! # async fn example() {
 //! use std::time::Duration;
 //! use rat_core::files::{ReadFile, WriteFile, read_file, write_file};
-//! use rat_core::tools::ReadBudget;
+//! use rat_core::result::ReadBudget;
 //!
 //! let written = write_file(
 //!     WriteFile { path: "~/notes/todo.txt".into(), content: "buy milk\n".into() },
@@ -96,7 +96,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use nix::errno::Errno;
 
-use crate::tools::{Outcome, ReadBudget, ToolResult};
+use crate::result::{Outcome, ReadBudget, ToolResult};
 
 mod read;
 #[cfg(feature = "test-support")]

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use super::scan::{self, LineStart, NotText, Offence, Scanner};
 use super::text::{ago_text, plural, size_text};
 use super::{Access, ReadFile, failure, not_regular};
-use crate::tools::{ReadBudget, ToolResult};
+use crate::result::{ReadBudget, ToolResult};
 
 /// Room left in a result for the header of a range, around the path: its longest form is a fixed
 /// text with numbers and sizes (`lines -9223372036854775808 to ... counted from the end, 1023.9

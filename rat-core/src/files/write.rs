@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::text::size_text;
 use super::{Access, failure, not_regular};
-use crate::tools::ToolResult;
+use crate::result::ToolResult;
 
 /// Writes `content` to the regular file at `path` (absolute, normalized), creating it and its
 /// missing directories, or replacing it in place: truncated, then written, keeping its mode,

@@ -16,7 +16,7 @@ use super::hook::{HookDir, parse_bash_version, shell_quote};
 use super::names::is_valid_name;
 use super::prompts::Prompts;
 use super::texts::{self};
-use crate::tools::{ReadBudget, ToolResult};
+use crate::result::{ReadBudget, ToolResult};
 
 mod connection;
 mod sessions;

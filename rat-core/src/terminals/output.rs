@@ -426,7 +426,7 @@ pub(crate) struct Reach<'a> {
     /// The window, as the call names it.
     pub window: &'a str,
     /// The most a read_window result holds.
-    pub budget: crate::tools::ReadBudget,
+    pub budget: crate::result::ReadBudget,
 }
 
 /// Room a read_window result keeps for its header and the screen's rows below the command's.

@@ -10,7 +10,7 @@
 //!   joined); the screen is never cut: a screen over the budget is refused, telling its size.
 
 use super::texts::{Origin, created_header_short};
-use crate::tools::ReadBudget;
+use crate::result::ReadBudget;
 
 /// What a capture of a window gave, before the budget applies.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@ pub(crate) use answers::*;
 use super::check::TerminalCheck;
 use super::keys::{EDIT_KEYS, SHOWN_KEYS};
 use super::names::NAME_RULE;
-use crate::tools::ReadBudget;
+use crate::result::ReadBudget;
 
 /// The sentence added when bracketed paste does not hold (instructions and `send_text`).
 pub(crate) const PASTE_WARNING: &str =

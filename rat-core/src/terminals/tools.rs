@@ -20,7 +20,7 @@ use super::status::{ago, list_exit};
 use super::texts::{self, Origin};
 use super::window::WindowDescription;
 use super::{detached, foreground};
-use crate::tools::ToolResult;
+use crate::result::ToolResult;
 
 mod command_output;
 mod read;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 use rat_core::files::text::size_text;
 use rat_core::files::{ReadFile, read_file};
-use rat_core::tools::{Outcome, ReadBudget};
+use rat_core::result::{Outcome, ReadBudget};
 
 /// The lines `line 1` to `line count`, each ending with a new line.
 fn numbered_lines(count: u64) -> String {

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use rat_core::tools::Outcome;
+use rat_core::result::Outcome;
 
 #[tokio::test]
 async fn created_then_replaced_telling_the_former_size() {

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use crate::common::*;
+use rat_core::result::{Outcome, ReadBudget};
 use rat_core::terminals::{CloseWindow, CreateWindow};
-use rat_core::tools::{Outcome, ReadBudget};
 use tokio_util::sync::CancellationToken;
 
 /// The outcome as a word, for snapshots.
@@ -19,7 +19,7 @@ fn outcome(o: &Outcome) -> &'static str {
     }
 }
 
-fn shown(f: &Fixture, r: &rat_core::tools::ToolResult) -> String {
+fn shown(f: &Fixture, r: &rat_core::result::ToolResult) -> String {
     format!("({}) {}", outcome(&r.outcome), f.redact(&r.text))
 }
 
@@ -728,7 +728,7 @@ async fn twelve_thousand_keys_are_pressed_in_order() {
     let result = t.send_keys(keys("main", &pressed)).await;
     assert_eq!(
         result.outcome,
-        rat_core::tools::Outcome::Ok,
+        rat_core::result::Outcome::Ok,
         "{}",
         result.text
     );

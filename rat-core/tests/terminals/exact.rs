@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::common::*;
+use rat_core::result::Outcome;
 use rat_core::terminals::{CloseWindow, CreateWindow, SendKeys};
-use rat_core::tools::Outcome;
 
 /// `s` quoted for bash as `$'...'`: backslashes, quotes and control characters escaped, the
 /// rest (non-ASCII included) as it is.

@@ -5,8 +5,8 @@
 //! send that waits.
 
 use crate::common::*;
+use rat_core::result::Outcome;
 use rat_core::terminals::{SendKeys, SendText};
-use rat_core::tools::Outcome;
 use tokio_util::sync::CancellationToken;
 
 /// A send_keys input that waits `seconds` for what follows.
@@ -616,7 +616,7 @@ async fn rows_over_the_read_budget_are_not_promised_to_a_read_window() {
     // 20 KiB of read budget: 10000 rows of seq (48894 bytes) are more than a read_window of
     // them holds, so the hint does not send there; 3000 rows (13893 bytes) fit.
     let f = start(Home {
-        budget: Some(rat_core::tools::ReadBudget::new(20 * 1024).unwrap()),
+        budget: Some(rat_core::result::ReadBudget::new(20 * 1024).unwrap()),
         ..Home::default()
     })
     .await;

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::common::Bundle;
-use rat_core::tools::ReadBudget;
+use rat_core::result::ReadBudget;
 use ratd::{Config, Listen, Ratd};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -5,7 +5,7 @@ use super::*;
 fn reach(window: &str) -> Reach<'_> {
     Reach {
         window,
-        budget: crate::tools::ReadBudget::DEFAULT,
+        budget: crate::result::ReadBudget::DEFAULT,
     }
 }
 

@@ -3,12 +3,12 @@
 
 use tmux_cc::Command;
 
+use crate::result::ToolResult;
 use crate::terminals::controller::{FIRST_WINDOW, HISTORY_LIMIT, TmuxFailure, lines};
 use crate::terminals::foreground;
 use crate::terminals::input::ReadWindow;
 use crate::terminals::screen::{ScreenCapture, render, trim_capture};
 use crate::terminals::texts;
-use crate::tools::ToolResult;
 
 use super::{Missing, Terminals};
 

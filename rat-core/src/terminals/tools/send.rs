@@ -5,6 +5,7 @@
 use tmux_cc::{Client, Command};
 use tokio_util::sync::CancellationToken;
 
+use crate::result::{Outcome, ToolResult};
 use crate::terminals::control_chars::first_control_char;
 use crate::terminals::controller::TmuxFailure;
 use crate::terminals::foreground;
@@ -14,7 +15,6 @@ use crate::terminals::output::{PROBE, Probe};
 use crate::terminals::prompts::{InputTurn, LineEdit};
 use crate::terminals::texts::{self, Origin};
 use crate::terminals::window::WindowDescription;
-use crate::tools::{Outcome, ToolResult};
 
 use super::{Missing, Terminals};
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::result::ToolResult;
 use crate::terminals::TerminalCheck;
 use crate::terminals::controller::{FIRST_WINDOW, TmuxFailure};
 use crate::terminals::foreground;
@@ -14,7 +15,6 @@ use crate::terminals::prompts::now_f64;
 use crate::terminals::status::{ago, wait_exit};
 use crate::terminals::texts::{self, Origin};
 use crate::terminals::window::WindowDescription;
-use crate::tools::ToolResult;
 
 use super::{Terminals, age_of};
 

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use rat_core::files::{ReadFile, WriteFile, read_file, write_file};
-use rat_core::tools::{Outcome, ReadBudget, ToolResult};
+use rat_core::result::{Outcome, ReadBudget, ToolResult};
 
 /// The time of a tool call in ratd.
 pub const CALL: Duration = Duration::from_secs(10);

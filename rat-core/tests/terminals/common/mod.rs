@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rat_core::result::{ReadBudget, ToolResult};
 use rat_core::terminals::{
     Controller, ControllerConfig, ReadWindow, SendKeys, SendText, TerminalCheck, Terminals,
     WaitWindow,
 };
-use rat_core::tools::{ReadBudget, ToolResult};
 use tmux_cc::test_support::{SocketGuard, socket_name};
 use tokio_util::sync::CancellationToken;
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rat_core::mtls;
-use rat_core::tools::ReadBudget;
+use rat_core::result::ReadBudget;
 use ratd::{Config, InFlight, Listen, Ratd};
 use rmcp::RoleClient;
 use rmcp::model::{ClientConfig, ProtocolVersion};
