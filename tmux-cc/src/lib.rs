@@ -22,7 +22,9 @@
 //! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
 //!   pid, exit waited once for many waiters, a stop that tells which step was needed.
 //! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
-//!   their replies in order, a timeout per command, notifications, its end reported once.
+//!   their replies in order, a timeout per command, notifications, its end reported once;
+//!   under `client/`: its options, its end, the state its tasks share, the reader and writer
+//!   tasks, and its private directory.
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
