@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
 use tokio::process::Command as ProcessCommand;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
@@ -30,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::parse::{Notification, Reply};
 use crate::server::validate_socket_name;
 use crate::spawn::{DeathSignal, spawn};
+use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::{DIFFERENCES, Features, TmuxVersion};
 use private_dir::PrivateDir;
 use shared::{Job, PendingLine, Shared, State};
@@ -143,24 +143,15 @@ impl Client {
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take().expect("stdin was piped");
         let stdout = child.stdout.take().expect("stdout was piped");
-        let stderr_text = Arc::new(Mutex::new(String::new()));
-        if let Some(mut stderr) = child.stderr.take() {
-            let kept = stderr_text.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 1024];
-                while let Ok(n) = stderr.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-                    tracing::debug!(stderr = %text.trim_end(), "tmux control client wrote to stderr");
-                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-                    if kept.len() < 1024 {
-                        kept.push_str(&text);
-                    }
-                }
-            });
-        }
+        let stderr_text = drain_stderr(
+            child.stderr.take(),
+            Drain {
+                chunk: 1024,
+                keep: Keep::First(1024),
+                message: "tmux control client wrote to stderr",
+                socket: None,
+            },
+        );
 
         let (end_tx, end_rx) = watch::channel(None);
         let (notify_tx, _) = broadcast::channel(options.notification_capacity.max(1));

@@ -31,6 +31,7 @@
 //! - [`commands`]: builders of the commands that create, size and list sessions and windows,
 //!   for callers that write them in an input of their own.
 //! - `spawn.rs`: children that die with their owner (the crate's one `unsafe`).
+//! - `stderr.rs`: a child tmux's standard error drained, logged, and partly kept.
 //!
 //! tmux-cc knows tmux, nothing of its callers: no MCP, HTTP, TLS or JSON. Every fact and trap
 //! it handles was measured on tmux 3.3a; see the README.
@@ -48,6 +49,7 @@ mod exit;
 mod ops;
 mod server;
 mod spawn;
+mod stderr;
 mod version;
 
 pub use client::{Client, ClientOptions, ConnectionEnd};
