@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Guard, env, socket_name};
+use common::{env, guard};
 use tmux_cc::{Client, ClientOptions, Command, ConnectionEnd, Error, NewSession, Notification};
 
 fn display(text: &str) -> Command {
@@ -285,10 +285,8 @@ async fn the_server_killed_under_load_fails_every_pending_command_without_a_hang
 
 #[tokio::test]
 async fn attaching_without_a_server_says_why() {
-    let socket = socket_name("noserver");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("noserver");
+    let socket = guard.socket.clone();
     let err = Client::connect("tmux".as_ref(), &socket, ClientOptions::default())
         .await
         .unwrap_err();
