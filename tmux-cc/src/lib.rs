@@ -30,6 +30,8 @@
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
 //! - [`commands`]: builders of the commands that create, size and list sessions and windows,
 //!   for callers that write them in an input of their own.
+//! - [`create_private_dir`], [`dead_process_dirs`] (`dirs.rs`): private directories of one
+//!   process, found again once it has died.
 //! - `spawn.rs`: children that die with their owner (the crate's one `unsafe`).
 //! - `stderr.rs`: a child tmux's standard error drained, logged, and partly kept.
 //!
@@ -44,6 +46,7 @@ pub mod test_support;
 
 mod client;
 mod command;
+mod dirs;
 mod error;
 mod exit;
 mod ops;
@@ -54,6 +57,7 @@ mod version;
 
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
+pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{
