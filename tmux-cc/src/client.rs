@@ -4,7 +4,12 @@
 //! The protocol facts and the 3.3a traps it handles are listed in the crate's README ("Control
 //! client"), read in tmux 3.3a's control.c and cmd-queue.c and measured on tmux 3.3a.
 
-use std::collections::VecDeque;
+mod end;
+mod options;
+mod private_dir;
+mod shared;
+mod tasks;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -12,193 +17,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command as ProcessCommand};
+use tokio::process::Command as ProcessCommand;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
+pub use end::ConnectionEnd;
+pub use options::ClientOptions;
+
 use crate::command::Command;
 use crate::error::{Error, Result};
-use crate::parse::{Event, Notification, ParseError, Parser, Reply};
+use crate::parse::{Notification, Reply};
 use crate::server::validate_socket_name;
 use crate::spawn::{DeathSignal, spawn};
+use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::{DIFFERENCES, Features, TmuxVersion};
-
-/// How a control client is attached. [`ClientOptions::default`] gives the defaults.
-#[derive(Debug, Clone)]
-pub struct ClientOptions {
-    /// The name of the hidden service session the client attaches to, created for it and
-    /// destroyed when it goes (`destroy-unattached on`). Default: `tmux-cc-PID-N` (this
-    /// process's pid, a counter). ASCII letters, digits, `-` and `_` only.
-    pub service_session: Option<String>,
-    /// The default timeout of each command (see [`Client::with_timeout`]): 10 s.
-    pub command_timeout: Duration,
-    /// How long tmux may take to attach the client: 5 s.
-    pub attach_timeout: Duration,
-    /// How many notifications a slow subscriber may fall behind before it misses some
-    /// ([`broadcast::error::RecvError::Lagged`]): 1024.
-    pub notification_capacity: usize,
-    /// Where the private directory for paste and buffer files is created (mode 0700, removed
-    /// with the client). Default: `$XDG_RUNTIME_DIR` when set (a tmpfs on systemd machines),
-    /// else the system's temporary directory.
-    pub private_dir_parent: Option<PathBuf>,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            service_session: None,
-            command_timeout: Duration::from_secs(10),
-            attach_timeout: Duration::from_secs(5),
-            notification_capacity: 1024,
-            private_dir_parent: None,
-        }
-    }
-}
-
-/// Why the control connection ended. Reported once ([`Client::closed`]), and carried by the
-/// [`Error::ConnectionEnded`] of every command pending then or sent later.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConnectionEnd {
-    /// tmux printed `%exit`, with its reason if any (3.3a: none after an empty line or the end
-    /// of input, `detached`, `server exited`, `server exited unexpectedly`, `too far behind`).
-    Exit {
-        /// The reason after `%exit`.
-        reason: Option<String>,
-    },
-    /// The client's output ended without `%exit` (the process died).
-    Eof,
-    /// Reading the client's output failed.
-    ReadFailed(String),
-    /// Writing a command to the client failed.
-    WriteFailed(String),
-}
-
-impl fmt::Display for ConnectionEnd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConnectionEnd::Exit { reason: None } => {
-                f.write_str("tmux ended the control client (%exit)")
-            }
-            ConnectionEnd::Exit {
-                reason: Some(reason),
-            } => write!(f, "tmux ended the control client (%exit: {reason})"),
-            ConnectionEnd::Eof => f.write_str(
-                "the control client's output ended without %exit (the tmux client process died)",
-            ),
-            ConnectionEnd::ReadFailed(e) => {
-                write!(f, "reading from the control client failed: {e}")
-            }
-            ConnectionEnd::WriteFailed(e) => write!(f, "writing to the control client failed: {e}"),
-        }
-    }
-}
-
-type Slot = oneshot::Sender<std::result::Result<Vec<Reply>, ConnectionEnd>>;
-
-/// What one command line written waits for: the replies of its commands, `expected` of them,
-/// fewer when one fails. tmux runs the commands of one line (`a ; b ; c`) as a group: the first
-/// that fails (`%error`) removes the rest of its line, which then give no reply block at all
-/// (cmd-queue.c, `cmdq_remove_group`; the same from 3.2a to 3.7c, measured).
-struct PendingLine {
-    expected: usize,
-    replies: Vec<Reply>,
-    slot: Slot,
-}
-
-impl PendingLine {
-    fn new(expected: usize, slot: Slot) -> Self {
-        PendingLine {
-            expected,
-            replies: Vec::with_capacity(expected),
-            slot,
-        }
-    }
-}
-
-enum Job {
-    /// Lines to write in one piece, with one reply slot per command line.
-    Write {
-        bytes: Vec<u8>,
-        slots: Vec<PendingLine>,
-    },
-    /// An empty line: tmux detaches the client.
-    Detach,
-}
-
-#[derive(Default)]
-struct State {
-    /// One slot per command line written and not yet answered, in the order written.
-    pending: VecDeque<PendingLine>,
-    ended: Option<ConnectionEnd>,
-}
-
-struct Shared {
-    state: Mutex<State>,
-    end_tx: watch::Sender<Option<ConnectionEnd>>,
-    notify: Mutex<Option<broadcast::Sender<Notification>>>,
-    /// The last line tmux printed outside the protocol (e.g. a load-buffer error, which 3.3a
-    /// prints after the command's `%end`).
-    stray: Mutex<Option<Vec<u8>>>,
-}
-
-impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Ends the connection once: fails every pending command, closes the notification
-    /// channel, publishes the reason.
-    fn end(&self, reason: ConnectionEnd) {
-        let pending = {
-            let mut state = self.lock();
-            if state.ended.is_some() {
-                return;
-            }
-            state.ended = Some(reason.clone());
-            std::mem::take(&mut state.pending)
-        };
-        tracing::debug!(%reason, pending = pending.len(), "tmux control connection ended");
-        for line in pending {
-            let _ = line.slot.send(Err(reason.clone()));
-        }
-        self.notify.lock().unwrap_or_else(|e| e.into_inner()).take();
-        self.end_tx.send_replace(Some(reason));
-    }
-
-    fn deliver(&self, reply: Reply) {
-        let done = {
-            let mut state = self.lock();
-            let Some(line) = state.pending.front_mut() else {
-                drop(state);
-                tracing::warn!(
-                    number = reply.number,
-                    "tmux sent a reply to a command this client did not send"
-                );
-                return;
-            };
-            let failed = !reply.success;
-            line.replies.push(reply);
-            // The line is answered once every command replied, or one failed: tmux then
-            // drops the rest of the line's group.
-            if failed || line.replies.len() >= line.expected {
-                state.pending.pop_front()
-            } else {
-                None
-            }
-        };
-        // A closed slot is a command that timed out or was abandoned: its replies are dropped
-        // here, and the queue stays aligned.
-        if let Some(line) = done {
-            let _ = line.slot.send(Ok(line.replies));
-        }
-    }
-
-    fn ended(&self) -> Option<ConnectionEnd> {
-        self.lock().ended.clone()
-    }
-}
+use private_dir::PrivateDir;
+use shared::{Job, PendingLine, Shared, State};
+use tasks::{read_loop, watch_child, write_loop};
 
 /// A control-mode client of a tmux server: `tmux -u -N -L SOCKET -C new-session -s SERVICE -f
 /// no-output,ignore-size sleep 2147483647`, a child of this process that dies with it (`-N`:
@@ -308,24 +143,15 @@ impl Client {
         let pid = child.id().unwrap_or(0);
         let stdin = child.stdin.take().expect("stdin was piped");
         let stdout = child.stdout.take().expect("stdout was piped");
-        let stderr_text = Arc::new(Mutex::new(String::new()));
-        if let Some(mut stderr) = child.stderr.take() {
-            let kept = stderr_text.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 1024];
-                while let Ok(n) = stderr.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-                    tracing::debug!(stderr = %text.trim_end(), "tmux control client wrote to stderr");
-                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-                    if kept.len() < 1024 {
-                        kept.push_str(&text);
-                    }
-                }
-            });
-        }
+        let stderr_text = drain_stderr(
+            child.stderr.take(),
+            Drain {
+                chunk: 1024,
+                keep: Keep::First(1024),
+                message: "tmux control client wrote to stderr",
+                socket: None,
+            },
+        );
 
         let (end_tx, end_rx) = watch::channel(None);
         let (notify_tx, _) = broadcast::channel(options.notification_capacity.max(1));
@@ -763,225 +589,5 @@ pub(crate) fn into_output(name: &str, reply: Reply) -> Result<Vec<Vec<u8>>> {
             command: name.to_string(),
             message: String::from_utf8_lossy(&reply.lines.join(&b'\n')).into_owned(),
         })
-    }
-}
-
-struct AttachWait {
-    tx: oneshot::Sender<std::result::Result<(), String>>,
-    block_seen: bool,
-    session_seen: bool,
-}
-
-async fn read_loop(
-    mut stdout: ChildStdout,
-    shared: Arc<Shared>,
-    attach: oneshot::Sender<std::result::Result<(), String>>,
-) {
-    let mut parser = Parser::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut attach = Some(AttachWait {
-        tx: attach,
-        block_seen: false,
-        session_seen: false,
-    });
-    let end = loop {
-        match stdout.read(&mut buf).await {
-            Ok(0) => break ConnectionEnd::Eof,
-            Ok(n) => {
-                parser.feed(&buf[..n]);
-                while let Some(item) = parser.next_item() {
-                    handle(item, &shared, &mut attach);
-                }
-            }
-            Err(e) => break ConnectionEnd::ReadFailed(e.to_string()),
-        }
-    };
-    for item in parser.finish() {
-        handle(item, &shared, &mut attach);
-    }
-    if let Some(wait) = attach.take() {
-        let _ = wait.tx.send(Err(format!("{end} before attaching")));
-    }
-    shared.end(end);
-}
-
-fn handle(
-    item: std::result::Result<Event, ParseError>,
-    shared: &Shared,
-    attach: &mut Option<AttachWait>,
-) {
-    match item {
-        Ok(Event::Reply(reply)) if reply.flags == 0 => {
-            // Not a reply to this client's commands: the initial attach block.
-            if let Some(wait) = attach.as_mut() {
-                if !reply.success {
-                    let message = String::from_utf8_lossy(&reply.lines.join(&b'\n')).into_owned();
-                    if let Some(wait) = attach.take() {
-                        let _ = wait.tx.send(Err(format!("tmux refused it: {message}")));
-                    }
-                    return;
-                }
-                wait.block_seen = true;
-                attach_done(attach);
-            } else {
-                tracing::debug!(number = reply.number, "ignoring a reply block with flags 0");
-            }
-        }
-        Ok(Event::Reply(reply)) => shared.deliver(reply),
-        Ok(Event::Notification(Notification::Exit { reason })) => {
-            if let Some(wait) = attach.take() {
-                let why = reason.clone().unwrap_or_else(|| "no reason".into());
-                let _ = wait.tx.send(Err(format!("tmux ended it (%exit: {why})")));
-            }
-            shared.end(ConnectionEnd::Exit { reason });
-        }
-        Ok(Event::Notification(notification)) => {
-            if let (Some(wait), Notification::SessionChanged { .. }) =
-                (attach.as_mut(), &notification)
-            {
-                wait.session_seen = true;
-                attach_done(attach);
-            }
-            if let Some(tx) = &*shared.notify.lock().unwrap_or_else(|e| e.into_inner()) {
-                let _ = tx.send(notification);
-            }
-        }
-        Err(error) => {
-            tracing::debug!(%error, "tmux printed a line outside the control protocol");
-            *shared.stray.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.line);
-        }
-    }
-}
-
-fn attach_done(attach: &mut Option<AttachWait>) {
-    if matches!(attach, Some(w) if w.block_seen && w.session_seen)
-        && let Some(wait) = attach.take()
-    {
-        let _ = wait.tx.send(Ok(()));
-    }
-}
-
-async fn write_loop(
-    mut stdin: ChildStdin,
-    mut jobs: mpsc::UnboundedReceiver<Job>,
-    shared: Arc<Shared>,
-) {
-    while let Some(job) = jobs.recv().await {
-        let bytes = match job {
-            Job::Write { bytes, slots } => {
-                let mut state = shared.lock();
-                if let Some(end) = &state.ended {
-                    let end = end.clone();
-                    drop(state);
-                    for line in slots {
-                        let _ = line.slot.send(Err(end.clone()));
-                    }
-                    continue;
-                }
-                // Slots are queued before the bytes are written, so a reply can never arrive
-                // before its slot.
-                state.pending.extend(slots);
-                bytes
-            }
-            Job::Detach => b"\n".to_vec(),
-        };
-        if let Err(e) = async {
-            stdin.write_all(&bytes).await?;
-            stdin.flush().await
-        }
-        .await
-        {
-            shared.end(ConnectionEnd::WriteFailed(e.to_string()));
-        }
-    }
-    // Every handle is gone: dropping stdin makes tmux detach the client.
-}
-
-/// Owns the process: reaps it; once every handle is gone (stdin then closed, so tmux detaches
-/// it), kills it if it is still there a second later.
-async fn watch_child(mut child: Child, close: oneshot::Receiver<()>) {
-    tokio::select! {
-        _ = child.wait() => {}
-        _ = close => {
-            if timeout(Duration::from_secs(1), child.wait()).await.is_err() {
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-            }
-        }
-    }
-}
-
-/// A private directory (mode 0700) for files holding buffer data, removed on drop.
-struct PrivateDir {
-    path: PathBuf,
-}
-
-impl PrivateDir {
-    fn create(parent: Option<&Path>) -> Result<PrivateDir> {
-        use std::os::unix::fs::DirBuilderExt;
-        let parent = match parent {
-            Some(p) => p.to_path_buf(),
-            None => match std::env::var_os("XDG_RUNTIME_DIR") {
-                Some(dir) if Path::new(&dir).is_dir() => PathBuf::from(dir),
-                _ => std::env::temp_dir(),
-            },
-        };
-        sweep_dead(&parent);
-        static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
-        let mut last = None;
-        for _ in 0..16 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let path = parent.join(format!(
-                "tmux-cc-{}-{}-{nanos:08x}",
-                std::process::id(),
-                DIR_COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(PrivateDir { path }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => {
-                    return Err(Error::io(
-                        format!("creating a private directory in {}", parent.display()),
-                        e,
-                    ));
-                }
-            }
-        }
-        Err(Error::io(
-            format!("creating a private directory in {}", parent.display()),
-            last.unwrap_or_else(|| std::io::Error::other("no free name")),
-        ))
-    }
-}
-
-/// Removes the EMPTY private directories of processes that died without removing theirs
-/// (killed, or exited without dropping their clients). Files are removed right after use, so
-/// such a directory is empty; `remove_dir` leaves any other alone.
-fn sweep_dead(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("tmux-cc-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir(entry.path());
-        }
-    }
-}
-
-impl Drop for PrivateDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
     }
 }

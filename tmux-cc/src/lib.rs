@@ -22,13 +22,18 @@
 //! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
 //!   pid, exit waited once for many waiters, a stop that tells which step was needed.
 //! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
-//!   their replies in order, a timeout per command, notifications, its end reported once.
+//!   their replies in order, a timeout per command, notifications, its end reported once;
+//!   under `client/`: its options, its end, the state its tasks share, the reader and writer
+//!   tasks, and its private directory.
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
 //! - [`commands`]: builders of the commands that create, size and list sessions and windows,
 //!   for callers that write them in an input of their own.
+//! - [`create_private_dir`], [`dead_process_dirs`] (`dirs.rs`): private directories of one
+//!   process, found again once it has died.
 //! - `spawn.rs`: children that die with their owner (the crate's one `unsafe`).
+//! - `stderr.rs`: a child tmux's standard error drained, logged, and partly kept.
 //!
 //! tmux-cc knows tmux, nothing of its callers: no MCP, HTTP, TLS or JSON. Every fact and trap
 //! it handles was measured on tmux 3.3a; see the README.
@@ -41,15 +46,18 @@ pub mod test_support;
 
 mod client;
 mod command;
+mod dirs;
 mod error;
 mod exit;
 mod ops;
 mod server;
 mod spawn;
+mod stderr;
 mod version;
 
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
+pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{

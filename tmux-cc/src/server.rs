@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, timeout};
@@ -21,6 +20,7 @@ use crate::client::{Client, ClientOptions};
 use crate::error::{Error, Result};
 use crate::exit::{ExitKind, ServerExit, StopReport, StopStep};
 use crate::spawn::{DeathSignal, spawn};
+use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::TmuxVersion;
 
 /// How a tmux server is started and stopped. [`ServerOptions::new`] gives the defaults.
@@ -145,30 +145,15 @@ impl Server {
             )
         })?;
 
-        let stderr = Arc::new(Mutex::new(String::new()));
-        if let Some(mut pipe) = child.stderr.take() {
-            let kept = stderr.clone();
-            let socket = options.socket_name.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 4096];
-                while let Ok(n) = pipe.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let text = String::from_utf8_lossy(&buf[..n]);
-                    tracing::debug!(socket = %socket, stderr = %text.trim_end(), "tmux server wrote to stderr");
-                    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-                    kept.push_str(&text);
-                    if kept.len() > STDERR_KEPT {
-                        let mut cut = kept.len() - STDERR_KEPT;
-                        while !kept.is_char_boundary(cut) {
-                            cut += 1;
-                        }
-                        kept.drain(..cut);
-                    }
-                }
-            });
-        }
+        let stderr = drain_stderr(
+            child.stderr.take(),
+            Drain {
+                chunk: 4096,
+                keep: Keep::Last(STDERR_KEPT),
+                message: "tmux server wrote to stderr",
+                socket: Some(options.socket_name.clone()),
+            },
+        );
 
         let (exit_tx, exit_rx) = watch::channel(None);
         let (signal_tx, signal_rx) = mpsc::unbounded_channel();

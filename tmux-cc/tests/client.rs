@@ -5,11 +5,20 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Guard, env, socket_name};
+use common::{env, guard};
 use tmux_cc::{Client, ClientOptions, Command, ConnectionEnd, Error, NewSession, Notification};
 
 fn display(text: &str) -> Command {
     Command::new("display-message").args(["-p", text])
+}
+
+/// Keeps tmux busy for `seconds`: run-shell's `%end` comes at once, and the commands after it
+/// wait for the shell (3.3a).
+async fn keep_busy(client: &Client, seconds: u32) {
+    client
+        .run(&Command::new("run-shell").arg(format!("sleep {seconds}")))
+        .await
+        .unwrap();
 }
 
 async fn text(client: &Client, cmd: &Command) -> String {
@@ -32,12 +41,8 @@ async fn five_hundred_pipelined_commands_each_get_their_own_reply() {
 #[tokio::test]
 async fn a_timed_out_reply_is_never_given_to_the_next_command() {
     let env = env("timeout").await;
-    // run-shell's %end comes at once; the commands after it wait for the shell (3.3a): 5 s, so
-    // that a loaded machine can not let the answer come within the 200 ms.
-    env.client
-        .run(&Command::new("run-shell").arg("sleep 5"))
-        .await
-        .unwrap();
+    // Busy for 5 s, so that a loaded machine can not let the answer come within the 200 ms.
+    keep_busy(&env.client, 5).await;
     let err = env
         .client
         .with_timeout(Duration::from_millis(200))
@@ -241,10 +246,7 @@ async fn the_server_killed_under_load_fails_every_pending_command_without_a_hang
     let env = env("sigkill").await;
     // Keep tmux busy so that many commands are pending when it dies: long enough that a
     // loaded machine can not answer them all before the kill 50 ms later.
-    env.client
-        .run(&Command::new("run-shell").arg("sleep 10"))
-        .await
-        .unwrap();
+    keep_busy(&env.client, 10).await;
     let calls: Vec<_> = (0..300)
         .map(|i| {
             let client = env.client.clone();
@@ -285,10 +287,8 @@ async fn the_server_killed_under_load_fails_every_pending_command_without_a_hang
 
 #[tokio::test]
 async fn attaching_without_a_server_says_why() {
-    let socket = socket_name("noserver");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("noserver");
+    let socket = guard.socket.clone();
     let err = Client::connect("tmux".as_ref(), &socket, ClientOptions::default())
         .await
         .unwrap_err();

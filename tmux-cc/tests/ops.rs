@@ -15,6 +15,26 @@ fn sh(script: &str) -> Vec<Vec<u8>> {
     vec![b"sh".to_vec(), b"-c".to_vec(), script.as_bytes().to_vec()]
 }
 
+/// A server and its control client, with a session `session` created on it.
+async fn env_with_session(test: &str, session: &str) -> Env {
+    let env = env(test).await;
+    env.client
+        .new_session(&NewSession::new(session))
+        .await
+        .unwrap();
+    env
+}
+
+/// That the server holds no buffer: an operation that passed text through one removed it.
+async fn assert_no_buffers(env: &Env) {
+    let buffers = env
+        .client
+        .run(&Command::new("list-buffers").args(["-F", "#{buffer_name}"]))
+        .await
+        .unwrap();
+    assert_eq!(buffers, Vec::<Vec<u8>>::new());
+}
+
 /// The guard every test ends with.
 async fn check_window_size(env: &Env) {
     // Creating a session and a window after everything else proves the server still stands.
@@ -75,11 +95,7 @@ async fn sessions_are_created_sized_checked_and_killed() {
 
 #[tokio::test]
 async fn windows_are_created_sized_listed_and_killed() {
-    let env = env("windows").await;
-    env.client
-        .new_session(&NewSession::new("work"))
-        .await
-        .unwrap();
+    let env = env_with_session("windows", "work").await;
     let dir = tempfile::tempdir().unwrap();
     let mut new = NewWindow::new("=work:");
     new.name = Some("build".into());
@@ -162,8 +178,7 @@ async fn windows_are_created_sized_listed_and_killed() {
 
 #[tokio::test]
 async fn window_states_are_read_from_the_list() {
-    let env = env("states").await;
-    env.client.new_session(&NewSession::new("s")).await.unwrap();
+    let env = env_with_session("states", "s").await;
     env.client
         .set_option(OptionScope::GlobalWindow, "remain-on-exit", b"on")
         .await
@@ -389,12 +404,7 @@ async fn a_paste_arrives_byte_for_byte_and_leaves_no_trace() {
         Some(b"1".to_vec())
     );
     // No buffer left, no text in tmux's message log, no file left in the private directory.
-    let buffers = env
-        .client
-        .run(&Command::new("list-buffers").args(["-F", "#{buffer_name}"]))
-        .await
-        .unwrap();
-    assert_eq!(buffers, Vec::<Vec<u8>>::new());
+    assert_no_buffers(&env).await;
     let dir = env.client.private_dir();
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(dir).unwrap().permissions());
@@ -529,19 +539,13 @@ async fn a_paste_cut_short_by_a_stopped_tmux_never_presses_its_keys_alone() {
         env.client.send_keys("=b:", &["C-u"]).await.unwrap();
     }
     // No buffer holding the text was left behind.
-    let buffers = env
-        .client
-        .run(&Command::new("list-buffers").args(["-F", "#{buffer_name}"]))
-        .await
-        .unwrap();
-    assert_eq!(buffers, Vec::<Vec<u8>>::new());
+    assert_no_buffers(&env).await;
     check_window_size(&env).await;
 }
 
 #[tokio::test]
 async fn a_group_stops_at_its_first_failure() {
-    let env = env("group").await;
-    env.client.new_session(&NewSession::new("g")).await.unwrap();
+    let env = env_with_session("group", "g").await;
     let replies = env
         .client
         .group(&[
@@ -576,27 +580,20 @@ async fn a_group_stops_at_its_first_failure() {
 
 #[tokio::test]
 async fn a_failed_paste_deletes_its_buffer_and_says_why() {
-    let env = env("pastefail").await;
-    env.client.new_session(&NewSession::new("f")).await.unwrap();
+    let env = env_with_session("pastefail", "f").await;
     let err = env
         .client
         .paste("=f:=nosuch", b"secret text", &[], &[])
         .await
         .unwrap_err();
     insta::assert_snapshot!(err.to_string(), @"tmux refused `paste-buffer`: can't find window: nosuch");
-    let buffers = env
-        .client
-        .run(&Command::new("list-buffers").args(["-F", "#{buffer_name}"]))
-        .await
-        .unwrap();
-    assert_eq!(buffers, Vec::<Vec<u8>>::new());
+    assert_no_buffers(&env).await;
     check_window_size(&env).await;
 }
 
 #[tokio::test]
 async fn options_are_set_read_and_unset() {
-    let env = env("options").await;
-    env.client.new_session(&NewSession::new("o")).await.unwrap();
+    let env = env_with_session("options", "o").await;
     env.client
         .set_option(OptionScope::Server, "escape-time", b"7")
         .await

@@ -6,7 +6,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use common::{Guard, socket_name};
+use common::{guard, socket_name};
 use tmux_cc::{Error, ExitKind, Server, ServerOptions, StopStep, TmuxVersion};
 
 /// Where tmux puts its sockets: `$TMUX_TMPDIR/tmux-UID` (`/tmp` when unset).
@@ -82,10 +82,8 @@ async fn a_second_server_on_the_same_socket_names_the_first_ones_pid() {
 
 #[tokio::test]
 async fn a_stale_socket_is_taken_over() {
-    let socket = socket_name("stale");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("stale");
+    let socket = guard.socket.clone();
     let dir = socket_dir();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
@@ -182,10 +180,8 @@ fn short_graces(socket: &str) -> ServerOptions {
 
 #[tokio::test]
 async fn stop_tells_when_sigterm_was_needed() {
-    let socket = socket_name("term");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("term");
+    let socket = guard.socket.clone();
     let mut options = short_graces(&socket);
     // As long as tmux takes to exit on SIGTERM on a loaded machine: only SIGKILL's step
     // would tell otherwise.
@@ -204,10 +200,8 @@ async fn stop_tells_when_sigterm_was_needed() {
 
 #[tokio::test]
 async fn stop_tells_when_sigkill_was_needed() {
-    let socket = socket_name("kill");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("kill");
+    let socket = guard.socket.clone();
     let server = Server::start_with(short_graces(&socket)).await.unwrap();
     // A stopped process handles neither kill-server nor SIGTERM; SIGKILL still ends it.
     nix::sys::signal::kill(
@@ -237,10 +231,8 @@ async fn children_die_with_their_owner() {
         tokio::time::sleep(Duration::from_secs(60)).await;
         return;
     }
-    let socket = socket_name("owner");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("owner");
+    let socket = guard.socket.clone();
     let mut owner = tokio::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "children_die_with_their_owner", "--nocapture"])
         .env("TMUX_CC_OWNER_SOCKET", &socket)
@@ -377,10 +369,8 @@ async fn a_server_slow_to_start_is_waited_for() {
         })
         .expect("tmux in PATH");
     let dir = tempfile::tempdir().unwrap();
-    let socket = socket_name("slow");
-    let _guard = Guard {
-        socket: socket.clone(),
-    };
+    let guard = guard("slow");
+    let socket = guard.socket.clone();
     let mut options = ServerOptions::new(&socket);
     // Only the server (-D) is slow; the clients asking for its pid answer at once.
     options.tmux = fake_tmux(

@@ -48,7 +48,6 @@
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The bash start-up file of the terminals, `@DIR@` standing for the hook directory (quoted).
 const RC: &str = r#"# rat's terminal start-up: the files a login shell reads, then rat's prompt hook, first.
@@ -250,30 +249,12 @@ impl HookDir {
     }
 
     fn create_in(parent: &Path) -> std::io::Result<HookDir> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
         sweep_dead(parent);
-        let mut last = None;
-        for _ in 0..16 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let path = parent.join(format!(
-                "rat-hook-{}-{}-{nanos:08x}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => {
-                    let dir = HookDir { path };
-                    dir.fill()?;
-                    return Ok(dir);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+        let dir = HookDir {
+            path: tmux_cc::create_private_dir(parent, PREFIX)?,
+        };
+        dir.fill()?;
+        Ok(dir)
     }
 
     fn fill(&self) -> std::io::Result<()> {
@@ -312,25 +293,15 @@ impl HookDir {
     }
 }
 
+/// The prefix of the hook directories: `rat-hook-PID-N-NANOS`.
+const PREFIX: &str = "rat-hook";
+
 /// Removes the hook directories of processes that died without removing theirs (ratd killed
-/// with SIGKILL): in memory, they would stay until the machine restarts.
+/// with SIGKILL): in memory, they would stay until the machine restarts. Whole, files and
+/// all: a hook directory is never empty.
 fn sweep_dead(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("rat-hook-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+    for dir in tmux_cc::dead_process_dirs(parent, PREFIX) {
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
 

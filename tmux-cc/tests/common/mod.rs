@@ -2,57 +2,33 @@
 //! when the test fails.
 #![allow(dead_code, unreachable_pub)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use tmux_cc::test_support::{self, SocketGuard};
 use tmux_cc::{Client, ClientOptions, Server, ServerOptions};
 
-/// A unique socket name for this test process and call.
+/// A unique socket name for this test process and call: `tcc-TEST-PID-N`
+/// ([`test_support::socket_name`]).
 pub fn socket_name(test: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "tcc-{test}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    test_support::socket_name(&format!("tcc-{test}"))
 }
 
-/// Kills the server on `socket` when dropped (`tmux -L SOCKET kill-server`), whatever
-/// happened, and removes the socket file.
-pub struct Guard {
-    pub socket: String,
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-        // A server that was killed leaves its socket file behind.
-        let dir = std::env::var_os("TMUX_TMPDIR").unwrap_or_else(|| "/tmp".into());
-        let path = std::path::Path::new(&dir)
-            .join(format!("tmux-{}", nix::unistd::getuid()))
-            .join(&self.socket);
-        let _ = std::fs::remove_file(path);
-    }
+/// A guard of a fresh socket named as [`socket_name`] names it: the server there is killed
+/// and its socket file removed when the guard drops, whatever happened.
+pub fn guard(test: &str) -> SocketGuard {
+    SocketGuard::new(&format!("tcc-{test}"))
 }
 
 /// A server started on a fresh socket, its guard, and a control client.
 pub struct Env {
     pub client: Client,
     pub server: Server,
-    pub guard: Guard,
+    pub guard: SocketGuard,
 }
 
-pub async fn server(test: &str) -> (Server, Guard) {
-    let socket = socket_name(test);
-    let guard = Guard {
-        socket: socket.clone(),
-    };
-    let mut options = ServerOptions::new(&socket);
+pub async fn server(test: &str) -> (Server, SocketGuard) {
+    let guard = guard(test);
+    let mut options = ServerOptions::new(&guard.socket);
     options.env.push(("HOME".into(), test_home().into()));
     let server = Server::start_with(options)
         .await
