@@ -1,12 +1,10 @@
 //! The tmux server child: start, readiness, socket in use, stale socket, exit, stop, and the
 //! errors of its own.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use common::{guard, socket_name};
+use crate::common::{self, guard, socket_name};
 use tmux_cc::{Error, ExitKind, Server, ServerOptions, StopStep, TmuxVersion};
 
 /// Where tmux puts its sockets: `$TMUX_TMPDIR/tmux-UID` (`/tmp` when unset).
@@ -234,7 +232,7 @@ async fn children_die_with_their_owner() {
     let guard = guard("owner");
     let socket = guard.socket.clone();
     let mut owner = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "children_die_with_their_owner", "--nocapture"])
+        .args(["--exact", "server::children_die_with_their_owner", "--nocapture"])
         .env("TMUX_CC_OWNER_SOCKET", &socket)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)

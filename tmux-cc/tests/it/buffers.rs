@@ -2,9 +2,7 @@
 //! and word quoted into `set-buffer` then read back with `save-buffer`, and the same data
 //! loaded with `load-buffer` (up to 4 MiB).
 
-mod common;
-
-use common::env;
+use crate::common::env;
 use tmux_cc::{Command, Error};
 
 /// The table: what tmux's parser, a shell or a format would otherwise change.

@@ -1,9 +1,7 @@
 //! The server's version and what it does differently, on the tmux first on PATH (the version
 //! matrix, `scripts/tmux-matrix`, runs this file with each release).
 
-mod common;
-
-use common::{env, wait_capture};
+use crate::common::{env, wait_capture};
 use tmux_cc::{Capture, Difference, Features, NewSession, TmuxVersion};
 
 /// `tmux -V` of the tmux on PATH, forked: independent of tmux-cc.

@@ -1,11 +1,9 @@
 //! Every typed operation against a real tmux server, each test ending with the guard that the
 //! global window-size was never set to manual (tmux 3.3a segfaults on the next new-window).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Env, env, global_window_size, wait_capture};
+use crate::common::{Env, env, global_window_size, wait_capture};
 use tmux_cc::{
     Capture, Command, Difference, Error, NewSession, NewWindow, OptionScope, PaneId, WindowId,
     leave_modes, send_keys, send_literal, set_pane_option,

@@ -1,11 +1,9 @@
 //! The control connection against real tmux: attach, pipelining, timeouts that keep replies
 //! aligned, unbroken inputs, notifications, and the end of the connection reported once.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{env, guard};
+use crate::common::{env, guard};
 use tmux_cc::{Client, ClientOptions, Command, ConnectionEnd, Error, NewSession, Notification};
 
 fn display(text: &str) -> Command {

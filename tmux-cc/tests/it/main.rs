@@ -1,0 +1,10 @@
+//! tmux-cc against a real tmux server, one test binary: each module a part of the engine, all
+//! sharing `common` (the tmux first on PATH, a private socket per test killed at the end).
+//! The version matrix (`scripts/tmux-matrix`) runs this binary with each tmux release.
+
+mod buffers;
+mod client;
+mod common;
+mod ops;
+mod server;
+mod versions;
