@@ -232,7 +232,11 @@ async fn children_die_with_their_owner() {
     let guard = guard("owner");
     let socket = guard.socket.clone();
     let mut owner = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "server::children_die_with_their_owner", "--nocapture"])
+        .args([
+            "--exact",
+            "server::children_die_with_their_owner",
+            "--nocapture",
+        ])
         .env("TMUX_CC_OWNER_SOCKET", &socket)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
