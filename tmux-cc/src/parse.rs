@@ -44,7 +44,7 @@
 //! ([`layout_checksum`]); [`Layout::panes`] lists the panes with their geometry; `Display`
 //! prints the layout back byte for byte. Errors are [`LayoutError`]s with the byte offset; it
 //! never panics. The grammar, and where it is stricter than tmux's `select-layout`, are in
-//! [`Layout`]'s module source (`parse/layout.rs`) and on each item.
+//! [`Layout`]'s documentation.
 //!
 //! # Example
 //!

@@ -1,42 +1,7 @@
 //! tmux window layouts: the strings of `#{window_layout}`, `#{window_visible_layout}` and
 //! `%layout-change`, read into a tree and written back byte for byte.
 //!
-//! # The format (tmux 3.2a to 3.7c, `layout-custom.c`)
-//!
-//! `CSUM,CELL` where CSUM is [`layout_checksum`] of everything after the comma, printed by tmux as
-//! `%04hx` (four lowercase hex digits), and CELL is, with every number in decimal:
-//!
-//! - a pane: `WIDTHxHEIGHT,X,Y,ID` (`ID` is the pane's id, the `N` of `%N`);
-//! - a split: `WIDTHxHEIGHT,X,Y` then its children, comma-separated, between `{` and `}`
-//!   (side by side, left to right) or `[` and `]` (stacked, top to bottom).
-//!
-//! Sizes and offsets are in terminal cells; `X`,`Y` is the top-left corner from the window's
-//! top-left corner. tmux 3.7 adds floating panes: after the tiled tree it prints them, topmost
-//! first, between `<` and `>` (`layout_dump`), e.g. `57ad,159x47,0,0{...}<30x10,100,30,43>`;
-//! it prints their offsets with `%d`, so they may be negative. (3.7c also lists each floating
-//! pane as a child of the tiled root, where the sizes no longer add up: see
-//! `tests/fixtures/layouts/tmux-3.7c.txt`.)
-//!
-//! # How this parser compares with tmux's own (`layout_parse`, `layout_construct`)
-//!
-//! It reads exactly what tmux's `layout_dump` prints, so that rendering a parsed layout gives the
-//! input back byte for byte; it is stricter than `select-layout` in these points, each reported as
-//! a [`LayoutError`]:
-//!
-//! - the checksum must be four lowercase hex digits (`sscanf("%hx,")` would take uppercase);
-//! - numbers have no leading zeros and no `-0` (tmux's `%u`/`%d` never print them);
-//! - a pane must carry its id (tmux accepts a pane without one, as old tmux and hand-written
-//!   layouts had, and gives it any pane), and a split must not (tmux reads and ignores one);
-//! - splits may nest at most [`MAX_LAYOUT_DEPTH`] deep.
-//!
-//! Like tmux: the checksum must match ([`LayoutError::ChecksumMismatch`]); a split has at least
-//! one child (`{}` is refused; tmux accepts, and never prints, a split of one child, and so does
-//! this parser); nothing may follow the tree. tmux then checks that the children's sizes add up
-//! to their parent's (`layout_check`, after closing cells to fit the window's pane count and
-//! correcting a wrong root size): this parser does not, since tmux 3.7c prints layouts that fail
-//! it; [`Cell::sizes_fit`] runs the same check on demand.
-//!
-//! Never panics, on any bytes; the recursion is bounded by [`MAX_LAYOUT_DEPTH`].
+//! The grammar and how it compares with tmux's own parser are in [`Layout`]'s documentation.
 
 use std::fmt;
 use std::str::FromStr;
@@ -56,6 +21,47 @@ pub const MAX_LAYOUT_DEPTH: usize = 1024;
 ///
 /// Displays as tmux prints it, checksum included: for a layout read by [`Layout::parse`], exactly
 /// the input.
+///
+/// # The format (tmux 3.2a to 3.7c, `layout-custom.c`)
+///
+/// `CSUM,CELL` where CSUM is [`layout_checksum`] of everything after the comma, printed by tmux as
+/// `%04hx` (four lowercase hex digits), and CELL is, with every number in decimal:
+///
+/// - a pane: `WIDTHxHEIGHT,X,Y,ID` (`ID` is the pane's id, the `N` of `%N`);
+/// - a split: `WIDTHxHEIGHT,X,Y` then its children, comma-separated, between `{` and `}`
+///   (side by side, left to right) or `[` and `]` (stacked, top to bottom).
+///
+/// Sizes and offsets are in terminal cells; `X`,`Y` is the top-left corner from the window's
+/// top-left corner. tmux 3.7 adds floating panes: after the tiled tree it prints them, topmost
+/// first, between `<` and `>` (`layout_dump`), e.g. `57ad,159x47,0,0{...}<30x10,100,30,43>`;
+/// it prints their offsets with `%d`, so they may be negative. (3.7c also lists each floating
+/// pane as a child of the tiled root, where the sizes no longer add up: see
+/// `tests/fixtures/layouts/tmux-3.7c.txt`.)
+///
+/// # How this parser compares with tmux's own (`layout_parse`, `layout_construct`)
+///
+/// It reads exactly what tmux's `layout_dump` prints, so that rendering a parsed layout gives the
+/// input back byte for byte; it is stricter than `select-layout` in these points, each reported as
+/// a [`LayoutError`]:
+///
+/// - the checksum must be four lowercase hex digits (`sscanf("%hx,")` would take uppercase);
+/// - numbers have no leading zeros and no `-0` (tmux's `%u`/`%d` never print them);
+/// - a pane must carry its id, and a split must not: tmux accepts a pane without one (as in
+///   hand-written layouts) and reads and ignores one on a split; it ignores the ids anyway
+///   when applying a layout, giving the cells the window's panes in order (`layout_assign`);
+/// - splits may nest at most [`MAX_LAYOUT_DEPTH`] deep.
+///
+/// Like tmux: the checksum must match ([`LayoutError::ChecksumMismatch`]); a split has at least
+/// one child (`{}` is refused; tmux accepts, and never prints, a split of one child, and so does
+/// this parser); nothing may follow the tree. tmux then checks that the children's sizes add up
+/// to their parent's (`layout_check`, after closing cells to fit the window's pane count and
+/// correcting a wrong root size): this parser does not, since tmux 3.7c prints layouts that fail
+/// it; [`Cell::sizes_fit`] runs the same check on demand.
+///
+/// Parsing never panics, on any bytes; it is iterative, and the tree's depth is bounded by
+/// [`MAX_LAYOUT_DEPTH`] so that printing, comparing and dropping it stay within a small stack.
+///
+/// # Example
 ///
 /// ```
 /// use tmux_cc::parse::{CellKind, Layout, PaneId};
