@@ -450,8 +450,17 @@ impl Reader {
         let Some(digits) = i.strip_prefix(b"-") else {
             return self.digits(i, "a decimal offset");
         };
-        let (rest, magnitude): (_, i64) = self.digits(digits, "a decimal offset")?;
         let offset = self.offset(i);
+        // Number errors point at the `-`, where the number starts.
+        let (rest, magnitude): (_, i64) =
+            self.digits(digits, "a decimal offset")
+                .map_err(|e| match e {
+                    LayoutError::NumberTooLarge { .. } => LayoutError::NumberTooLarge { offset },
+                    LayoutError::NonCanonicalNumber { .. } => {
+                        LayoutError::NonCanonicalNumber { offset }
+                    }
+                    other => other,
+                })?;
         if magnitude == 0 {
             return Err(LayoutError::NonCanonicalNumber { offset });
         }
@@ -724,6 +733,50 @@ mod tests {
     }
 
     #[test]
+    fn sizes_fit_is_tmux_layout_check() {
+        let split = |kind: fn(Vec<Cell>) -> CellKind, w, h, children| Cell {
+            width: w,
+            height: h,
+            x: 0,
+            y: 0,
+            kind: kind(children),
+        };
+        // 79 + 1 border + 79 = 159 columns, every child 47 rows.
+        let good = split(
+            CellKind::LeftRight,
+            159,
+            47,
+            vec![pane(79, 47, 0, 0, 1), pane(79, 47, 80, 0, 2)],
+        );
+        assert!(good.sizes_fit());
+        let too_wide = split(
+            CellKind::LeftRight,
+            160,
+            47,
+            vec![pane(79, 47, 0, 0, 1), pane(79, 47, 80, 0, 2)],
+        );
+        assert!(!too_wide.sizes_fit());
+        let short_child = split(
+            CellKind::LeftRight,
+            159,
+            47,
+            vec![pane(79, 46, 0, 0, 1), pane(79, 47, 80, 0, 2)],
+        );
+        assert!(!short_child.sizes_fit());
+        let stacked = split(
+            CellKind::TopBottom,
+            80,
+            24,
+            vec![pane(80, 11, 0, 0, 1), pane(80, 12, 0, 12, 2)],
+        );
+        assert!(stacked.sizes_fit());
+        // The check goes down the tree.
+        let nested = split(CellKind::TopBottom, 159, 47, vec![too_wide.clone()]);
+        assert!(!nested.sizes_fit());
+        assert!(pane(1, 1, 0, 0, 0).sizes_fit());
+    }
+
+    #[test]
     fn checksum_matches_tmux() {
         // Values tmux 3.3a printed (tests/fixtures/layouts/tmux-3.3a.txt).
         assert_eq!(layout_checksum(b"159x47,0,0,0"), 0xcc3d);
@@ -830,6 +883,11 @@ mod tests {
             ("0000,4294967296x1,0,0,1", E::NumberTooLarge { offset: 5 }),
             ("0000,1x1,2147483648,0,1", E::NumberTooLarge { offset: 9 }),
             ("0000,1x1,-2147483649,0,1", E::NumberTooLarge { offset: 9 }),
+            (
+                "0000,1x1,-99999999999999999999,0,1",
+                E::NumberTooLarge { offset: 9 },
+            ),
+            ("0000,1x1,0,-05,1", E::NonCanonicalNumber { offset: 11 }),
             ("0000,1x1,0,0,4294967296", E::NumberTooLarge { offset: 13 }),
             ("0000,080x24,0,0,1", E::NonCanonicalNumber { offset: 5 }),
             ("0000,80x24,00,0,1", E::NonCanonicalNumber { offset: 11 }),
