@@ -269,3 +269,39 @@ proptest! {
         }
     }
 }
+
+/// The `%layout-change` notifications of the control-mode transcripts (tmux 3.3a,
+/// `tests/fixtures/*.out`, read through the control-mode parser) carry layouts this parser reads.
+#[test]
+fn layout_change_notifications_of_the_transcripts_parse() {
+    use tmux_cc::parse::{Event, Notification, Parser};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "out") {
+            continue;
+        }
+        let mut parser = Parser::new();
+        parser.feed(&std::fs::read(&path).expect("transcript"));
+        while let Some(item) = parser.next_item() {
+            if let Ok(Event::Notification(Notification::LayoutChange {
+                layout,
+                visible_layout,
+                flags,
+                ..
+            })) = item
+            {
+                let full = check_round_trip(&layout);
+                let visible = check_round_trip(&visible_layout);
+                if flags.contains('Z') {
+                    assert_eq!(visible.panes().count(), 1, "{}", path.display());
+                } else {
+                    assert_eq!(visible, full);
+                }
+                seen += 1;
+            }
+        }
+    }
+    assert_eq!(seen, 3, "the transcripts hold three %layout-change lines");
+}
