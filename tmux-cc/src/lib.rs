@@ -17,7 +17,8 @@
 //! ```
 //!
 //! # Layout
-//! - [`parse`]: the control-mode parser, pure and incremental (bytes in, events out).
+//! - [`parse`]: the control-mode parser, pure and incremental (bytes in, events out), and
+//!   [`parse::Layout`], tmux's window layout strings as a tree.
 //! - [`quote`]: any argument into a command line, byte for byte.
 //! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
 //!   pid, exit waited once for many waiters, a stop that tells which step was needed.

@@ -34,6 +34,18 @@
 //! the items produced are the same as if all bytes had been fed at once. Line ends are found
 //! with `memchr`, and no byte is scanned twice for its line end.
 //!
+//! # Window layouts
+//!
+//! [`Layout`] reads the layout strings tmux prints in `#{window_layout}`,
+//! `#{window_visible_layout}` and [`Notification::LayoutChange`] (e.g.
+//! `4364,159x47,0,0{79x47,0,0,1,79x47,80,0,2}`) into a tree of [`Cell`]s, a pane or a split
+//! left-right `{...}` or top-bottom `[...]`, with sizes and offsets in terminal cells, plus the
+//! floating panes of tmux 3.7 (`<...>`). The checksum is checked as tmux computes it
+//! ([`layout_checksum`]); [`Layout::panes`] lists the panes with their geometry; `Display`
+//! prints the layout back byte for byte. Errors are [`LayoutError`]s with the byte offset; it
+//! never panics. The grammar, and where it is stricter than tmux's `select-layout`, are in
+//! [`Layout`]'s documentation.
+//!
 //! # Example
 //!
 //! ```
@@ -62,11 +74,15 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod layout;
 mod lines;
 mod notification;
 #[cfg(feature = "test-support")]
 mod render;
 
+pub use layout::{
+    Cell, CellKind, Layout, LayoutError, LayoutPane, MAX_LAYOUT_DEPTH, Panes, layout_checksum,
+};
 pub use lines::Parser;
 #[cfg(feature = "test-support")]
 pub use render::{escape_output, render};
