@@ -17,6 +17,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use tmux_cc::test_support::SocketGuard;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -194,18 +195,6 @@ fn http_client(tls: rustls::ClientConfig) -> reqwest::Client {
         .unwrap()
 }
 
-/// Kills the tmux server of the bench's tenant by its socket, whatever happens.
-struct TmuxGuard(String);
-
-impl Drop for TmuxGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.0, "kill-server"])
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
-
 fn main() {
     // `cargo bench` passes `--bench`; filters are not supported: this bench is one measurement.
     let n = iterations();
@@ -213,7 +202,7 @@ fn main() {
     runtime.block_on(async {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let tenant = format!("bb{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
-        let _guard = TmuxGuard(format!("rat-{tenant}"));
+        let _guard = SocketGuard::named(format!("rat-{tenant}"));
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("b");
         mtls::generate(&tenant, &["agent"], &root).unwrap();

@@ -24,6 +24,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use tmux_cc::test_support::SocketGuard;
 
 use rat_core::mtls;
 use rat_core::result::ReadBudget;
@@ -77,18 +78,6 @@ fn env_number(name: &str, default: usize) -> usize {
 
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// Kills the tmux server of a socket, by its name only, when dropped.
-struct TmuxGuard(String);
-
-impl Drop for TmuxGuard {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.0, "kill-server"])
-            .stderr(Stdio::null())
-            .status();
-    }
 }
 
 fn main() {
@@ -196,7 +185,7 @@ async fn bench() {
     // 1. The per-request build, in this process.
     {
         let tenant = tenant("b");
-        let _guard = TmuxGuard(format!("rat-{tenant}"));
+        let _guard = SocketGuard::named(format!("rat-{tenant}"));
         let bundle = dir.path().join("build");
         mtls::generate(&tenant, &["bench"], &bundle).unwrap();
         let ratd = ratd::Ratd::start(ratd::Config {
@@ -245,7 +234,7 @@ async fn bench() {
 
     // 2. rat-core alone.
     let core_tenant = tenant("c");
-    let _core_guard = TmuxGuard(format!("rat-{core_tenant}"));
+    let _core_guard = SocketGuard::named(format!("rat-{core_tenant}"));
     let controller = Controller::start(ControllerConfig::new(core_tenant.clone()))
         .await
         .unwrap();
@@ -280,7 +269,7 @@ async fn bench() {
 
     // 3. Through ratd, in a process of its own.
     let ratd_tenant = tenant("r");
-    let _ratd_guard = TmuxGuard(format!("rat-{ratd_tenant}"));
+    let _ratd_guard = SocketGuard::named(format!("rat-{ratd_tenant}"));
     let bundle = dir.path().join("serve");
     mtls::generate(&ratd_tenant, &["bench"], &bundle).unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())

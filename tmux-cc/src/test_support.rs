@@ -45,6 +45,14 @@ impl SocketGuard {
             socket: socket_name(prefix),
         }
     }
+
+    /// A guard of the socket `socket` as it is named, for a server another program names
+    /// (ratd's `rat-TENANT`).
+    pub fn named(socket: impl Into<String>) -> SocketGuard {
+        SocketGuard {
+            socket: socket.into(),
+        }
+    }
 }
 
 impl Drop for SocketGuard {

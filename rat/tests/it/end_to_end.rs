@@ -10,24 +10,13 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+use tmux_cc::test_support::SocketGuard;
 
 use crate::common::Bundle;
 use rat_core::result::ReadBudget;
 use ratd::{Config, Listen, Ratd};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-
-/// Kills the tmux server of the test's tenant, by its socket only, even when the test fails.
-struct TmuxGuard(String);
-
-impl Drop for TmuxGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .args(["-L", &self.0, "kill-server"])
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
 
 fn unique_tenant() -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -45,13 +34,13 @@ struct Served {
     in_flight: std::sync::Arc<ratd::InFlight>,
     shutdown: CancellationToken,
     serving: Option<tokio::task::JoinHandle<()>>,
-    _guard: TmuxGuard,
+    _guard: SocketGuard,
 }
 
 impl Served {
     async fn start() -> Self {
         let tenant = unique_tenant();
-        let guard = TmuxGuard(format!("rat-{tenant}"));
+        let guard = SocketGuard::named(format!("rat-{tenant}"));
         let bundle = Bundle::new(&tenant, &["agent"]);
         // The terminals' HOME: of this test alone, not the user's, whose shell startup files
         // may be slow or stall (root's `pyenv init` here waits 60 s on a lock that a bash
