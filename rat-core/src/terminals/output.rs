@@ -392,8 +392,8 @@ fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usiz
             return Some(at);
         }
     }
-    let shows = |line: &&str| line.trim_end_matches(' ').ends_with(first);
-    let alone = |line: &&str| line.trim_end_matches(' ') == first;
+    let shows = |line: &&str| unmarked(line).ends_with(first);
+    let alone = |line: &&str| unmarked(line) == first;
     let at = joined.iter().position(shows)?;
     // A later line showing it after a prompt; later lines that are the text alone are a
     // program's answer to it (cat), the first one the terminal's echo.
@@ -407,6 +407,21 @@ fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usiz
     Some(at)
 }
 
+/// The caret form in which the terminal's line discipline echoes the bracketed-paste marks
+/// (`ESC [200~`, `ESC [201~`): a paste that tmux wrapped in them because bash's line editor had
+/// not yet told it, when the paste reached the pane, that it stopped reading (the command's
+/// start), is echoed with them by the terminal while the command runs.
+const PASTE_START_ECHO: &str = "^[[200~";
+const PASTE_END_ECHO: &str = "^[[201~";
+
+/// `line` without its trailing spaces and without the echoed bracketed-paste marks around it
+/// (see [`PASTE_START_ECHO`]): what the terminal's echo of a typed-ahead text compares as.
+fn unmarked(line: &str) -> &str {
+    let line = line.trim_end_matches(' ');
+    let line = line.strip_prefix(PASTE_START_ECHO).unwrap_or(line);
+    line.strip_suffix(PASTE_END_ECHO).unwrap_or(line)
+}
+
 /// Whether `region`'s text typed ahead is yet to be seen in a later answer: not shown after a
 /// prompt among the `joined` lines. A line that is only the text (the terminal's own echo, or
 /// a prompt showing nothing) leaves it to be seen.
@@ -414,7 +429,7 @@ pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
     let first = region.typed.as_ref()?;
     let joined: Vec<&str> = joined.split('\n').collect();
     match typed_line(&joined, first, region.last_prompt.as_deref()) {
-        Some(at) if joined[at].trim_end_matches(' ') != first => None,
+        Some(at) if unmarked(joined[at]) != first => None,
         _ => Some(first.clone()),
     }
 }

@@ -121,6 +121,26 @@ fn an_echo_made_twice_is_left_out_twice() {
 }
 
 #[test]
+fn a_typed_ahead_echo_with_the_paste_marks_is_the_terminals_echo() {
+    // tmux bracketed the paste (bash's line editor had not yet told it that it stopped
+    // reading): the terminal echoed the marks with the text while the command ran.
+    let typed = "echo two";
+    let echoed = "^[[200~echo two^[[201~";
+    assert_eq!(typed_line(&[echoed], typed, None), Some(0));
+    assert_eq!(
+        typed_line(&[echoed, "$ echo two", "two"], typed, Some("$ ")),
+        Some(1)
+    );
+    assert_eq!(
+        typed_line(&[echoed, "$ echo two", "two"], typed, None),
+        Some(1)
+    );
+    assert_eq!(unmarked("^[[200~echo two^[[201~  "), "echo two");
+    assert_eq!(unmarked("^[[200~first line"), "first line");
+    assert_eq!(unmarked("echo ^[[200~x"), "echo ^[[200~x");
+}
+
+#[test]
 fn a_text_typed_ahead_starts_after_the_prompt_that_read_it() {
     let typed = "sleep 1; echo second";
     // The terminal's echo while sleep ran, then the prompt showing it again.
