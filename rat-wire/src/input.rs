@@ -2,7 +2,7 @@
 //! comments becoming the descriptions of the properties (`docs/design/tools.md`, Inputs, shared
 //! with rat).
 //!
-//! The `window` argument of the five tools taking one carries `"x-mcp-header": "Window"`: from
+//! The `window` argument of the four tools taking one carries `"x-mcp-header": "Window"`: from
 //! protocol 2026-07-28 on, the client mirrors it into the `Mcp-Param-Window` HTTP header
 //! (SEP-2243), which `rat` computes from the same schemas ([`crate::tool::input_schemas`]).
 
