@@ -40,9 +40,7 @@ impl Ratd {
     pub fn start(prefix: &str, clients: &[&str]) -> Ratd {
         let binaries = binaries();
         let tenant = unique_name(prefix);
-        let tmux = SocketGuard {
-            socket: format!("rat-{tenant}"),
-        };
+        let tmux = SocketGuard::named(format!("rat-{tenant}"));
         let dir = tempfile::Builder::new()
             .prefix("rat-e2e-")
             .tempdir()

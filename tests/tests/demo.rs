@@ -35,9 +35,7 @@ fn the_demo_serves_a_terminal_and_ctrl_c_stops_everything() {
     let target_dir = profile_dir.parent().expect("target").to_path_buf();
     let dir = tempfile::tempdir().expect("a directory");
     let tenant = unique_name("demo");
-    let tmux = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let tmux = SocketGuard::named(format!("rat-{tenant}"));
     let listen = format!("127.0.0.1:{}", free_port());
     // The terminals' HOME (ratd's, as the demo runs it): of this test alone, not the user's,
     // whose shell startup files may be slow or stall (root's `pyenv init` here waits 60 s on a

@@ -61,9 +61,7 @@ fn a_missing_bundle_exits_with_a_clear_error() {
 #[test]
 fn sigterm_stops_ratd_and_its_tmux_server() {
     let tenant = unique_tenant();
-    let guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     // The terminals' HOME: empty, not the user's, whose startup files may be slow or stall
     // (and a login shell killed mid-startup by the stop can leave a stalling lock behind).
@@ -123,9 +121,7 @@ fn sigterm_stops_ratd_and_its_tmux_server() {
 #[test]
 fn a_port_in_use_is_refused_saying_what_to_do() {
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let listen = taken.local_addr().unwrap().to_string();
@@ -152,9 +148,7 @@ fn a_port_in_use_is_refused_saying_what_to_do() {
 fn a_tmux_too_old_is_refused_naming_the_version_and_the_minimum() {
     use std::os::unix::fs::PermissionsExt;
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     let bin = tempfile::tempdir().unwrap();
     let fake = bin.path().join("tmux");

@@ -141,9 +141,7 @@ async fn an_expired_client_reads_certificate_expired_every_time() {
     // for the whole bundle, and the CA key is never written): crafted with rcgen, with the
     // profile of a bundle.
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle {
         dir: tempfile::tempdir().expect("temporary directory"),
         tenant: tenant.clone(),

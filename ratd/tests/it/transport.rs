@@ -415,9 +415,7 @@ async fn a_second_ratd_for_the_tenant_exits_naming_the_first_tmux_pid() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bundle_that_does_not_load_is_a_clear_error() {
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     let mut config = bundle.config();
     config.bundle = bundle.client_dir("alice");
@@ -434,9 +432,7 @@ async fn a_bundle_that_does_not_load_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_host_listens_on_ipv6_and_ipv4_together() {
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     let mut config = bundle.config();
     config.listen = ratd::Listen::AllInterfaces { port: 0 };
@@ -556,9 +552,7 @@ async fn any_host_name_is_served_dns_rebinding_protection_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_name_listens_on_each_of_its_addresses_on_one_port() {
     let tenant = unique_tenant();
-    let _guard = SocketGuard {
-        socket: format!("rat-{tenant}"),
-    };
+    let _guard = SocketGuard::named(format!("rat-{tenant}"));
     let bundle = Bundle::generate(&tenant, &["alice"]);
     let mut config = bundle.config();
     config.listen = ratd::Listen::Host {

@@ -74,9 +74,7 @@ pub async fn start(home: Home<'_>) -> Fixture {
     if let Some(timeout) = home.command_timeout {
         config.command_timeout = timeout;
     }
-    let guard = SocketGuard {
-        socket: config.socket_name(),
-    };
+    let guard = SocketGuard::named(config.socket_name());
     let controller = Controller::start(config).await.expect("controller starts");
     Fixture {
         guard,

@@ -91,9 +91,7 @@ impl Served {
     /// Generates a bundle for a fresh tenant with `clients` and starts ratd on it.
     pub async fn start(clients: &[&str]) -> Served {
         let tenant = unique_tenant();
-        let guard = SocketGuard {
-            socket: format!("rat-{tenant}"),
-        };
+        let guard = SocketGuard::named(format!("rat-{tenant}"));
         let bundle = Bundle::generate(&tenant, clients);
         let ratd = Ratd::start(bundle.config()).await.expect("ratd starts");
         let addr = ratd.local_addrs()[0];

@@ -53,9 +53,7 @@ impl Daemon {
         args: &[&str],
         configure: impl FnOnce(&mut Command) -> Box<dyn Read + Send>,
     ) -> Daemon {
-        let guard = SocketGuard {
-            socket: format!("rat-{}", bundle.tenant),
-        };
+        let guard = SocketGuard::named(format!("rat-{}", bundle.tenant));
         let home = tempfile::tempdir().expect("a home for the terminals");
         let mut command = Command::new(env!("CARGO_BIN_EXE_ratd"));
         command
