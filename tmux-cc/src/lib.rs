@@ -54,7 +54,9 @@ mod ops;
 mod server;
 mod spawn;
 mod stderr;
+mod topology;
 mod version;
+mod watch;
 
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
@@ -62,9 +64,12 @@ pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{
-    Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
-    WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
+    Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, PaneInfo,
+    PaneScope, SessionCreated, SessionInfo, Shape, WindowCreated, WindowInfo, WindowPanes,
+    leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};
+pub use watch::{Watch, WatchScope, WatchValue};
