@@ -453,3 +453,46 @@ async fn the_topology_equals_a_fresh_listing_after_each_change() {
     }
     assert_eq!(added, created - 1, "seed {seed:#x}, after {log:#?}");
 }
+
+/// A client whose notification channel holds 2: a burst of 60 renames overflows it (a reader
+/// of the same channel sees `Lagged`), and the topology, lagged too, lists again and still
+/// ends equal to a fresh listing, and goes on following the server.
+#[tokio::test]
+async fn a_lagged_topology_lists_again() {
+    let (server, _guard) = crate::common::server("topo-lag").await;
+    let client = server
+        .connect(tmux_cc::ClientOptions {
+            command_timeout: Duration::from_secs(20),
+            notification_capacity: 2,
+            ..tmux_cc::ClientOptions::default()
+        })
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    session(&client, "lag", 80, 24, dir.path()).await;
+    let topology = Topology::start(&client).await.unwrap();
+    let mut unread = client.subscribe();
+    let renames: Vec<Command> = (0..60)
+        .map(|i| Command::new("rename-window").args(["-t", "=lag:0", &format!("name {i}")]))
+        .chain([Command::new("split-window").args(["-d", "-t", "=lag:", "sleep", "1000"])])
+        .collect();
+    for reply in client.input(&renames).await.unwrap() {
+        assert!(reply.success);
+    }
+    let (model, fresh) = settle(&client, &topology, Duration::from_secs(5)).await;
+    assert_eq!(model, fresh);
+    assert_eq!(fresh.windows[0].name, "name 59");
+    assert_eq!(fresh.windows[0].panes.len(), 2);
+    assert!(matches!(
+        unread.try_recv(),
+        Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_))
+    ));
+    // Still running after its lag: a change only its subscription shows.
+    client
+        .run(&Command::new("kill-pane").args(["-t", "=lag:0.1"]))
+        .await
+        .unwrap();
+    let (model, fresh) = settle(&client, &topology, Duration::from_secs(5)).await;
+    assert_eq!(model, fresh);
+    assert_eq!(fresh.windows[0].panes.len(), 1);
+}
