@@ -67,9 +67,13 @@ pub struct PaneInfo {
     pub dead_status: Option<i32>,
     /// `#{pane_pid}`: the pid of its first process.
     pub pid: u32,
-    /// `#{pane_current_command}` (lossy UTF-8).
+    /// `#{pane_current_command}` (lossy UTF-8): the terminal's foreground process; `tmux`
+    /// for a moment after the pane starts (the forked child, before it runs the command).
     pub current_command: String,
-    /// `#{pane_current_path}` (raw bytes).
+    /// `#{pane_current_path}` (raw bytes): the working directory of the terminal's
+    /// foreground process. Empty for a moment after the pane starts, before its child has
+    /// made itself the terminal's foreground process group (3 runs in 6 of a test listing
+    /// right after a split, 3.3a), and when tmux can not read it.
     pub current_path: PathBuf,
 }
 

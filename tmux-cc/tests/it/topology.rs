@@ -20,6 +20,9 @@ async fn session(client: &Client, name: &str, width: u32, height: u32, dir: &std
     new.height = height;
     new.command = sleeper();
     new.start_directory = Some(dir.to_path_buf());
+    // Named: automatic-rename would name it after its command, `tmux` for a moment after the
+    // fork, then `sleep`.
+    new.window_name = Some("main".into());
     client.new_session(&new).await.unwrap();
 }
 
@@ -80,6 +83,24 @@ async fn sessions_windows_and_every_pane_are_listed_with_exact_geometry() {
     second.start_directory = Some(dir.clone());
     client.new_window(&second).await.unwrap();
 
+    // A pane's path is empty, and its command `tmux`, for a moment after it starts (tmux
+    // reads the terminal's foreground process group, which the child sets up after the fork,
+    // before it runs sleep): wait until every pane has both.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client
+        .list_panes(&PaneScope::All)
+        .await
+        .unwrap()
+        .iter()
+        .any(|p| p.current_path.as_os_str().is_empty() || p.current_command != "sleep")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "a pane without a path or its command after 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
     let sessions = client.list_sessions().await.unwrap();
     let names: Vec<_> = sessions
         .iter()
@@ -109,8 +130,8 @@ async fn sessions_windows_and_every_pane_are_listed_with_exact_geometry() {
     assert_eq!(
         summary,
         [
-            (a, 0, "sleep", 80, 24, true, 2),
-            (b, 0, "sleep", 100, 30, true, 2),
+            (a, 0, "main", 80, 24, true, 2),
+            (b, 0, "main", 100, 30, true, 2),
             (b, 1, "two words", 90, 20, false, 1),
         ]
     );
@@ -264,7 +285,12 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
         String::from_utf8(line[0].clone()).unwrap()
     };
     let (sid, wid) = service_window.split_once(' ').unwrap();
-    let (sid, wid) = (sid.parse().unwrap(), wid.parse().unwrap());
+    let (sid, wid): (SessionId, tmux_cc::WindowId) = (sid.parse().unwrap(), wid.parse().unwrap());
+    // A name of its own: automatic-rename could still be naming it after its command.
+    client
+        .run(&Command::new("rename-window").args(["-t", &wid.to_string(), "service"]))
+        .await
+        .unwrap();
     let mut windows = client
         .watch("wname", WatchScope::AllWindows, "#{window_name}!")
         .await
@@ -279,7 +305,7 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
         (first.session, first.window, first.window_index, first.pane),
         (sid, Some(wid), Some(0), None)
     );
-    assert_eq!(first.value, "sleep!");
+    assert_eq!(first.value, "service!");
     let all = sessions.recv_timeout(Duration::from_secs(3)).await.unwrap();
     let all = all.expect("the sessions' value within 3 s");
     assert_eq!((all.session, all.window, all.pane), (sid, None, None));
