@@ -29,6 +29,11 @@
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
+//! - `ops/topology.rs`: the server's shape ([`Client::list_sessions`], [`Client::list_panes`],
+//!   [`Client::list_windows_all`], [`Client::shape`]), every pane with its geometry.
+//! - [`Watch`] (`watch.rs`): typed `refresh-client -B` subscriptions ([`Client::watch`]).
+//! - [`Topology`] (`topology.rs`): a model of the server kept current from notifications and
+//!   one subscription, with its changes as events (docs/design/topology.md).
 //! - [`commands`]: builders of the commands that create, size and list sessions and windows,
 //!   for callers that write them in an input of their own.
 //! - [`create_private_dir`], [`dead_process_dirs`] (`dirs.rs`): private directories of one

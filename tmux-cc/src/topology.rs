@@ -17,7 +17,8 @@
 //! hundred bytes a window, and it makes the model equal to a fresh listing by construction
 //! rather than by replaying each notification right (several notifications that come
 //! together are answered with one listing). A lagged notification receiver (`Lagged`) is
-//! answered the same way: listing again loses nothing.
+//! answered the same way: listing again loses nothing. A listing that fails (a timeout) is
+//! tried again a second later.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -159,28 +160,31 @@ async fn run(
     current: Arc<Mutex<Shape>>,
     tx: mpsc::UnboundedSender<TopologyEvent>,
 ) {
+    // Set when a listing failed: list again after a pause, whatever comes.
+    let mut retry = false;
     loop {
-        let dirty = tokio::select! {
-            note = notes.recv() => match note {
-                Ok(note) => relevant(&note),
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::debug!(missed, "topology lagged: listing again");
-                    true
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            },
-            value = watch.recv() => match value {
-                Ok(_) => true,
-                Err(_) => return,
-            },
-        };
+        let dirty = retry
+            || tokio::select! {
+                note = notes.recv() => match note {
+                    Ok(note) => relevant(&note),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(missed, "topology lagged: listing again");
+                        true
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                value = watch.recv() => match value {
+                    Ok(_) => true,
+                    // Resubscribing after a lag failed: the listing says what changed.
+                    Err(_) if client.end().is_none() => true,
+                    Err(_) => return,
+                },
+            };
         if !dirty {
             continue;
         }
         // What came meanwhile is answered by the same listing.
-        while let Ok(note) = notes.try_recv() {
-            let _ = note;
-        }
+        while notes.try_recv().is_ok() {}
         let shape = match client.shape().await {
             Ok(shape) => shape,
             Err(e) => {
@@ -188,9 +192,12 @@ async fn run(
                 if client.end().is_some() {
                     return;
                 }
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                retry = true;
                 continue;
             }
         };
+        retry = false;
         let events = {
             let mut old = current.lock().unwrap_or_else(|e| e.into_inner());
             let events = diff(&old, &shape);
