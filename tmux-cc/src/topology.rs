@@ -262,3 +262,75 @@ pub(crate) fn diff(old: &Shape, new: &Shape) -> Vec<TopologyEvent> {
     }
     events
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{TopologyEvent as E, diff};
+    use crate::ops::{SessionInfo, Shape, WindowPanes};
+    use crate::parse::{Layout, SessionId, WindowId};
+
+    fn session(id: u32, name: &str) -> SessionInfo {
+        SessionInfo {
+            id: SessionId(id),
+            name: name.into(),
+            windows: 1,
+            attached: 0,
+            created: 1,
+            group: None,
+        }
+    }
+
+    fn window(session: u32, id: u32, layout: &str) -> WindowPanes {
+        let layout: Layout = layout.parse().unwrap();
+        WindowPanes {
+            session: SessionId(session),
+            id: WindowId(id),
+            index: 0,
+            name: "w".into(),
+            active: true,
+            zoomed: false,
+            width: 80,
+            height: 24,
+            visible_layout: layout.clone(),
+            layout,
+            panes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_differences_of_two_shapes_are_the_events() {
+        let one = "b25d,80x24,0,0,0";
+        let split = "4196,80x24,0,0[80x12,0,0,0,80x11,0,13,2]";
+        let old = Shape {
+            sessions: vec![session(1, "a"), session(2, "b")],
+            windows: vec![window(1, 1, one), window(2, 2, one), window(2, 3, one)],
+        };
+        let mut renamed = window(2, 3, one);
+        renamed.name = "x y".into();
+        let new = Shape {
+            sessions: vec![session(1, "a2"), session(3, "c")],
+            windows: vec![window(1, 1, split), renamed.clone(), window(3, 4, one)],
+        };
+        assert_eq!(
+            diff(&old, &new),
+            vec![
+                E::SessionChanged(session(1, "a2")),
+                E::SessionAdded(session(3, "c")),
+                E::LayoutChanged {
+                    session: SessionId(1),
+                    window: WindowId(1),
+                    layout: split.parse().unwrap(),
+                    visible_layout: split.parse().unwrap(),
+                },
+                E::WindowChanged(renamed),
+                E::WindowAdded(window(3, 4, one)),
+                E::WindowRemoved {
+                    session: SessionId(2),
+                    window: WindowId(2),
+                },
+                E::SessionRemoved(SessionId(2)),
+            ]
+        );
+        assert_eq!(diff(&new, &new), vec![]);
+    }
+}
