@@ -29,6 +29,11 @@
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
+//! - `ops/topology.rs`: the server's shape ([`Client::list_sessions`], [`Client::list_panes`],
+//!   [`Client::list_windows_all`], [`Client::shape`]), every pane with its geometry.
+//! - [`Watch`] (`watch.rs`): typed `refresh-client -B` subscriptions ([`Client::watch`]).
+//! - [`Topology`] (`topology.rs`): a model of the server kept current from notifications and
+//!   one subscription, with its changes as events (docs/design/topology.md).
 //! - [`commands`]: builders of the commands that create, size and list sessions and windows,
 //!   for callers that write them in an input of their own.
 //! - [`create_private_dir`], [`dead_process_dirs`] (`dirs.rs`): private directories of one
@@ -54,7 +59,9 @@ mod ops;
 mod server;
 mod spawn;
 mod stderr;
+mod topology;
 mod version;
+mod watch;
 
 pub use client::{Client, ClientOptions, ConnectionEnd};
 pub use command::Command;
@@ -62,9 +69,12 @@ pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
 pub use ops::{
-    Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
-    WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,
+    Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, PaneInfo,
+    PaneScope, SessionCreated, SessionInfo, Shape, WindowCreated, WindowInfo, WindowPanes,
+    leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};
+pub use watch::{Watch, WatchScope, WatchValue};

@@ -11,7 +11,7 @@
 //! new-session, issue 4849): windows are sized one by one with `resize-window`.
 //!
 //! One file a kind: `ops/sessions.rs`, `ops/windows.rs`, `ops/captures.rs`, `ops/buffers.rs`
-//! (buffers, pastes and keys), `ops/options.rs`; the command builders and the reply helpers
+//! (buffers, pastes and keys), `ops/options.rs`, `ops/topology.rs` (the server's shape); the command builders and the reply helpers
 //! they share are here.
 
 use std::os::unix::ffi::OsStrExt;
@@ -24,11 +24,13 @@ mod buffers;
 mod captures;
 mod options;
 mod sessions;
+mod topology;
 mod windows;
 
 pub use captures::Capture;
 pub use options::OptionScope;
 pub use sessions::{NewSession, SessionCreated};
+pub use topology::{PaneInfo, PaneScope, SessionInfo, Shape, WindowPanes};
 pub use windows::{NewWindow, WindowCreated, WindowInfo};
 
 /// The size tmux-cc gives sessions and windows unless told otherwise: 200 columns.

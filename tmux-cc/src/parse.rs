@@ -294,13 +294,19 @@ pub enum Notification {
     },
     /// `%layout-change @WINDOW LAYOUT VISIBLE_LAYOUT FLAGS` (3.3a prints four fields; FLAGS
     /// is `#{window_raw_flags}` and may be empty).
+    ///
+    /// The layouts are parsed ([`Layout`], checksum checked). One that does not parse does
+    /// not lose the notification: it arrives with [`BadLayout`] in place of the layout, the
+    /// bytes tmux printed and why they do not parse, so a caller still learns that the
+    /// window changed (and can list it again). tmux sends this only for the windows of the
+    /// client's own session: for other sessions, see `Topology` and [`Client::watch`](crate::Client::watch).
     LayoutChange {
         /// The window.
         window: WindowId,
-        /// `#{window_layout}`.
-        layout: String,
-        /// `#{window_visible_layout}`.
-        visible_layout: String,
+        /// `#{window_layout}`: the whole window.
+        layout: Result<Layout, BadLayout>,
+        /// `#{window_visible_layout}`: what shows (a zoomed window: its zoomed pane alone).
+        visible_layout: Result<Layout, BadLayout>,
         /// `#{window_raw_flags}` (e.g. `*`, `*Z`, or empty).
         flags: String,
     },
@@ -359,6 +365,34 @@ pub enum Notification {
         rest: Vec<u8>,
     },
 }
+
+/// A layout of a [`Notification::LayoutChange`] that [`Layout::parse`] refused: the bytes as
+/// tmux printed them and why. Kept so that the notification is never dropped for its layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLayout {
+    /// The layout field, raw bytes.
+    pub text: Vec<u8>,
+    /// Why it is not a layout.
+    pub error: LayoutError,
+}
+
+impl BadLayout {
+    /// Parses `text` as a layout, keeping the bytes and the reason when it is not one.
+    pub fn parse(text: &[u8]) -> Result<Layout, BadLayout> {
+        Layout::parse(text).map_err(|error| BadLayout {
+            text: text.to_vec(),
+            error,
+        })
+    }
+}
+
+impl fmt::Display for BadLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} in \"{}\"", self.error, self.text.escape_ascii())
+    }
+}
+
+impl std::error::Error for BadLayout {}
 
 /// A line the parser could not understand. It is reported once and skipped; the lines after it
 /// parse as if it had not been there.

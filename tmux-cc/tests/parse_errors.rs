@@ -194,3 +194,50 @@ fn ids_display_and_parse_as_tmux_prints_them() {
         .collect();
     insta::assert_snapshot!(errors.join("\n"));
 }
+
+/// A `%layout-change` whose layout does not parse (a wrong checksum, bytes that are not a
+/// layout) still arrives, the bad layout kept with its bytes and the reason, the good one
+/// parsed: a caller still learns that the window changed.
+#[test]
+fn a_layout_change_with_a_bad_layout_is_kept() {
+    use tmux_cc::parse::{BadLayout, Layout, LayoutError, WindowId};
+    let items = parse(b"%layout-change @4 0000,80x24,0,0,0 b25d,80x24,0,0,0 *Z\n%layout-change @5 \xffnot-a-layout b25d,80x24,0,0,0 \n");
+    let good: Layout = "b25d,80x24,0,0,0".parse().unwrap();
+    assert_eq!(
+        items,
+        vec![
+            Ok(Event::Notification(Notification::LayoutChange {
+                window: WindowId(4),
+                layout: Err(BadLayout {
+                    text: b"0000,80x24,0,0,0".to_vec(),
+                    error: Layout::parse(b"0000,80x24,0,0,0").unwrap_err(),
+                }),
+                visible_layout: Ok(good.clone()),
+                flags: "*Z".into(),
+            })),
+            Ok(Event::Notification(Notification::LayoutChange {
+                window: WindowId(5),
+                layout: Err(BadLayout {
+                    text: b"\xffnot-a-layout".to_vec(),
+                    error: Layout::parse(b"\xffnot-a-layout").unwrap_err(),
+                }),
+                visible_layout: Ok(good),
+                flags: String::new(),
+            })),
+        ]
+    );
+    let Some(Ok(Event::Notification(Notification::LayoutChange {
+        layout: Err(bad), ..
+    }))) = items.first()
+    else {
+        unreachable!()
+    };
+    assert!(
+        matches!(bad.error, LayoutError::ChecksumMismatch { .. }),
+        "{bad}"
+    );
+    assert_eq!(
+        bad.to_string(),
+        format!("{} in \"0000,80x24,0,0,0\"", bad.error)
+    );
+}

@@ -59,6 +59,11 @@ fn note(n: N) -> Item {
     Ok(Event::Notification(n))
 }
 
+/// A layout of a `%layout-change` as the parser gives it: parsed, checksum checked.
+fn lay(text: &str) -> Result<tmux_cc::parse::Layout, tmux_cc::parse::BadLayout> {
+    Ok(text.parse().expect("a layout tmux printed"))
+}
+
 fn s(text: &str) -> String {
     text.to_owned()
 }
@@ -179,7 +184,7 @@ fn output_unescapes_every_escaped_byte_and_keeps_raw_bytes() {
 
 #[test]
 fn window_pane_session_and_client_notifications() {
-    let layout = s("4196,80x24,0,0[80x12,0,0,0,80x11,0,13,2]");
+    let layout = lay("4196,80x24,0,0[80x12,0,0,0,80x11,0,13,2]");
     check(
         "notifications.out",
         vec![
@@ -222,8 +227,8 @@ fn window_pane_session_and_client_notifications() {
             // A window that is not the current one: empty flags (the line ends with a space).
             note(N::LayoutChange {
                 window: WindowId(2),
-                layout: s("41a3,80x24,0,0[80x12,0,0,3,80x11,0,13,4]"),
-                visible_layout: s("41a3,80x24,0,0[80x12,0,0,3,80x11,0,13,4]"),
+                layout: lay("41a3,80x24,0,0[80x12,0,0,3,80x11,0,13,4]"),
+                visible_layout: lay("41a3,80x24,0,0[80x12,0,0,3,80x11,0,13,4]"),
                 flags: s(""),
             }),
             ok(1796040346, 290, &[]),
@@ -273,7 +278,7 @@ fn window_pane_session_and_client_notifications() {
             note(N::LayoutChange {
                 window: WindowId(0),
                 layout,
-                visible_layout: s("b25d,80x24,0,0,0"),
+                visible_layout: lay("b25d,80x24,0,0,0"),
                 flags: s("*Z"),
             }),
             note(N::WindowRenamed {
@@ -420,6 +425,23 @@ fn render(items: &[Item]) -> String {
                 out.push_str(&format!(
                     "output {pane} {:?}\n",
                     data.escape_ascii().to_string()
+                ));
+            }
+            // A layout as its text (the tree's Debug form would take a screen a line).
+            Ok(Event::Notification(N::LayoutChange {
+                window,
+                layout,
+                visible_layout,
+                flags,
+            })) => {
+                let text = |l: &Result<tmux_cc::parse::Layout, tmux_cc::parse::BadLayout>| match l {
+                    Ok(layout) => format!("Ok({:?})", layout.to_string()),
+                    Err(bad) => format!("Err({bad})"),
+                };
+                out.push_str(&format!(
+                    "LayoutChange {{ window: {window:?}, layout: {}, visible_layout: {}, flags: {flags:?} }}\n",
+                    text(layout),
+                    text(visible_layout)
                 ));
             }
             Ok(Event::Notification(n)) => out.push_str(&format!("{n:?}\n")),

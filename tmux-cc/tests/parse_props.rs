@@ -5,7 +5,8 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use tmux_cc::parse::{
-    Event, Notification as N, PaneId, ParseError, Parser, Reply, SessionId, WindowId, render,
+    BadLayout, Event, Notification as N, PaneId, ParseError, Parser, Reply, SessionId, WindowId,
+    render,
 };
 
 /// Every item for `input` fed in pieces cut at `cuts` (sorted, deduplicated here), then
@@ -51,6 +52,20 @@ fn line_bytes() -> impl Strategy<Value = Vec<u8>> {
     )
 }
 
+/// A `%layout-change` layout: one tmux printed (it parses), or any word (mostly not a layout,
+/// kept with its bytes as a [`BadLayout`]).
+fn layout_field() -> impl Strategy<Value = Result<tmux_cc::parse::Layout, BadLayout>> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "b25d,80x24,0,0,0",
+            "4196,80x24,0,0[80x12,0,0,0,80x11,0,13,2]",
+            "4364,159x47,0,0{79x47,0,0,1,79x47,80,0,2}",
+        ])
+        .prop_map(|l| BadLayout::parse(l.as_bytes())),
+        word().prop_map(|w| BadLayout::parse(w.as_bytes())),
+    ]
+}
+
 fn pane() -> impl Strategy<Value = PaneId> {
     any::<u32>().prop_map(PaneId)
 }
@@ -91,7 +106,7 @@ fn notification() -> impl Strategy<Value = N> {
         (window(), line_text())
             .prop_map(|(window, name)| N::UnlinkedWindowRenamed { window, name }),
         (window(), pane()).prop_map(|(window, pane)| N::WindowPaneChanged { window, pane }),
-        (window(), word(), word(), line_text()).prop_map(
+        (window(), layout_field(), layout_field(), line_text()).prop_map(
             |(window, layout, visible_layout, flags)| N::LayoutChange {
                 window,
                 layout,

@@ -11,7 +11,7 @@ use nom::character::complete::{char as byte, digit1};
 use nom::combinator::{map, map_res, opt, recognize, rest};
 use nom::sequence::preceded;
 
-use super::{Notification, PaneId, SessionId, WindowId};
+use super::{BadLayout, Notification, PaneId, SessionId, WindowId};
 
 /// The `%NAME` at the start of a line (up to the first space).
 pub(super) fn name_of(line: &[u8]) -> &[u8] {
@@ -259,8 +259,8 @@ pub(super) fn parse_notification(line: &[u8]) -> Result<Notification, String> {
             )?;
             N::LayoutChange {
                 window,
-                layout: text(l),
-                visible_layout: text(v),
+                layout: BadLayout::parse(l),
+                visible_layout: BadLayout::parse(v),
                 flags: text(flags.unwrap_or_default()),
             }
         }

@@ -88,7 +88,18 @@ fn render_notification(n: &Notification, out: &mut Vec<u8>) {
             visible_layout,
             flags,
         } => {
-            format!("%layout-change {window} {layout} {visible_layout} {flags}")
+            // The raw bytes of a layout that did not parse, so the line renders as it came.
+            let text = |l: &Result<super::Layout, super::BadLayout>| match l {
+                Ok(layout) => layout.to_string().into_bytes(),
+                Err(bad) => bad.text.clone(),
+            };
+            out.extend_from_slice(format!("%layout-change {window} ").as_bytes());
+            out.extend_from_slice(&text(layout));
+            out.push(b' ');
+            out.extend_from_slice(&text(visible_layout));
+            out.push(b' ');
+            out.extend_from_slice(flags.as_bytes());
+            return;
         }
         N::PaneModeChanged { pane } => format!("%pane-mode-changed {pane}"),
         N::ClientDetached { client } => format!("%client-detached {client}"),

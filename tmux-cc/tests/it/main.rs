@@ -7,4 +7,5 @@ mod client;
 mod common;
 mod ops;
 mod server;
+mod topology;
 mod versions;
