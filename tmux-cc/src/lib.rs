@@ -54,9 +54,12 @@ mod ops;
 mod server;
 mod spawn;
 mod stderr;
+mod stream;
 mod version;
 
-pub use client::{Client, ClientOptions, ConnectionEnd};
+pub use client::{
+    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket, Subscription,
+};
 pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
@@ -67,4 +70,5 @@ pub use ops::{
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

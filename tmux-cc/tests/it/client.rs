@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use crate::common::{env, guard};
-use tmux_cc::{Client, ClientOptions, Command, ConnectionEnd, Error, NewSession, Notification};
+use tmux_cc::{
+    Client, ClientOptions, Command, ConnectionEnd, Delivery, Error, NewSession, Notification,
+};
 
 fn display(text: &str) -> Command {
     Command::new("display-message").args(["-p", text])
@@ -156,7 +158,9 @@ async fn notifications_reach_every_subscriber() {
     for rx in [&mut a, &mut b] {
         let got = tokio::time::timeout(Duration::from_secs(20), async {
             loop {
-                if let Notification::SessionsChanged = rx.recv().await.unwrap() {
+                if let Delivery::Notification(Notification::SessionsChanged) =
+                    rx.recv().await.unwrap()
+                {
                     return;
                 }
             }
@@ -223,15 +227,12 @@ async fn exit_is_reported_once_and_later_commands_fail_cleanly() {
         matches!(&err, Error::ConnectionEnded(e) if *e == end),
         "{err:?}"
     );
-    // The notification channel closes with the connection.
-    loop {
-        match notes.recv().await {
-            Ok(_) => continue,
-            Err(e) => {
-                assert_eq!(e, tokio::sync::broadcast::error::RecvError::Closed);
-                break;
-            }
-        }
+    // The subscription ends with the connection.
+    while let Some(delivery) = notes.recv().await {
+        assert!(
+            matches!(delivery, Delivery::Notification(_)),
+            "{delivery:?}"
+        );
     }
     insta::assert_snapshot!(
         Error::ConnectionEnded(ConnectionEnd::Exit { reason: Some("detached".into()) }).to_string(),
