@@ -298,3 +298,77 @@ async fn attaching_without_a_server_says_why() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn a_lagging_subscriber_is_told_how_many_it_missed_and_gets_the_rest() {
+    let env = crate::common::env("lagged").await;
+    // The connection's own client, with a small buffer.
+    let client = env
+        .server
+        .connect(ClientOptions {
+            notification_capacity: 8,
+            command_timeout: Duration::from_secs(20),
+            ..ClientOptions::default()
+        })
+        .await
+        .unwrap();
+    let mut slow = client.subscribe();
+    // A subscriber that keeps up, as the ground truth.
+    let mut fast = client.subscribe();
+    let marker = "lag-marker";
+    let all = tokio::spawn(async move {
+        let mut got = Vec::new();
+        while let Some(delivery) = fast.recv().await {
+            match delivery {
+                Delivery::Notification(n) => {
+                    let last =
+                        matches!(&n, Notification::SessionRenamed { name, .. } if name == marker);
+                    got.push(n);
+                    if last {
+                        return got;
+                    }
+                }
+                Delivery::Lagged { missed } => panic!("the fast one missed {missed}"),
+            }
+        }
+        panic!("closed before the marker");
+    });
+    for i in 0..24 {
+        client
+            .new_session(&NewSession::new(format!("lag{i}")))
+            .await
+            .unwrap();
+        tokio::task::yield_now().await;
+    }
+    client
+        .run(&Command::new("rename-session").args(["-t", "=lag23", marker]))
+        .await
+        .unwrap();
+    let all = all.await.unwrap();
+    let (mut missed, mut got, mut lags) = (0u64, Vec::new(), 0);
+    loop {
+        match slow.recv().await.unwrap() {
+            Delivery::Lagged { missed: n } => {
+                lags += 1;
+                missed += n;
+            }
+            Delivery::Notification(n) => {
+                let last =
+                    matches!(&n, Notification::SessionRenamed { name, .. } if name == marker);
+                got.push(n);
+                if last {
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} notifications; the slow one: {lags} lags, {missed} missed, {} got",
+        all.len(),
+        got.len()
+    );
+    assert!(lags >= 1, "never lagged over {} notifications", all.len());
+    assert_eq!(missed as usize + got.len(), all.len());
+    // What it got is what came after the ones it missed, in order.
+    assert_eq!(got[..], all[all.len() - got.len()..]);
+}
