@@ -26,6 +26,9 @@
 //!   their replies in order, a timeout per command, notifications, its end reported once;
 //!   under `client/`: its options, its end, the state its tasks share, the reader and writer
 //!   tasks, and its private directory.
+//! - [`PaneStream`] (`stream.rs`): one pane's output as a bounded stream, on a control
+//!   connection of its own, with tmux's pause-after flow control and a resync by capture;
+//!   see docs/design/engine-streams.md.
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
