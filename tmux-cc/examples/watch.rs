@@ -5,20 +5,42 @@
 //! ```
 //! Attaches one control client to the server on socket SOCKET (`tmux -L`; the tmux first on
 //! PATH, or `$TMUX_CC_TMUX`), starts a [`Topology`], prints its sessions, windows and panes
-//! (with geometry), then one line per [`TopologyEvent`] until the server goes or Ctrl-C. The
-//! client's hidden service session is left out. Layout changes of other sessions arrive
+//! (with geometry), then one line per [`TopologyEvent`] until the server goes or Ctrl-C.
+//! It attaches to one of the server's sessions as it is (`attach-session -t`, no output, no
+//! size of its own): nothing is created on the server, whose other clients see no change but
+//! one more client attached. A server with no session gets the client's own hidden service
+//! session instead, left out of what is printed. Layout changes of other sessions arrive
 //! within about a second (tmux re-checks the topology's subscription once a second).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tmux_cc::{Client, ClientOptions, Shape, Topology, TopologyEvent};
+use tmux_cc::{Attach, Client, ClientOptions, Shape, Topology, TopologyEvent};
 
 /// How the example attaches: the one place to change for another attach mode.
 async fn attach(socket: &str) -> tmux_cc::Result<Client> {
     let tmux =
         std::env::var_os("TMUX_CC_TMUX").map_or_else(|| PathBuf::from("tmux"), PathBuf::from);
-    Client::connect(&tmux, socket, ClientOptions::default()).await
+    // Which session to attach to: asked once, before the connection exists.
+    let first = std::process::Command::new(&tmux)
+        .args(["-L", socket, "list-sessions", "-F", "#{session_id}"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .and_then(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        });
+    let options = match first {
+        Some(session) => ClientOptions {
+            attach: Attach::Session(session),
+            ..ClientOptions::default()
+        },
+        None => ClientOptions::default(),
+    };
+    Client::connect(&tmux, socket, options).await
 }
 
 fn print_shape(shape: &Shape) {

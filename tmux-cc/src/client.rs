@@ -8,6 +8,7 @@ mod end;
 mod options;
 mod private_dir;
 mod shared;
+mod subscription;
 mod tasks;
 
 use std::fmt;
@@ -22,17 +23,19 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
 pub use end::ConnectionEnd;
-pub use options::ClientOptions;
+pub use options::{Attach, ClientFlags, ClientOptions, ServerSocket};
+pub use subscription::{Delivery, Subscription};
 
 use crate::command::Command;
 use crate::error::{Error, Result};
-use crate::parse::{Notification, Reply};
+use crate::parse::Reply;
 use crate::server::validate_socket_name;
 use crate::spawn::{DeathSignal, spawn};
 use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::{DIFFERENCES, Features, TmuxVersion};
 use private_dir::PrivateDir;
 use shared::{Job, PendingLine, Shared, State};
+pub(crate) use tasks::OutputSink;
 use tasks::{read_loop, watch_child, write_loop};
 
 /// A control-mode client of a tmux server: `tmux -u -N -L SOCKET -C new-session -s SERVICE -f
@@ -63,7 +66,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("socket", &self.inner.socket)
-            .field("service_session", &self.inner.service_session)
+            .field("session", &self.inner.session.get().map(|s| &s.name))
             .field("pid", &self.inner.pid)
             .field("timeout", &self.timeout)
             .finish()
@@ -71,9 +74,14 @@ impl fmt::Debug for Client {
 }
 
 struct Inner {
-    socket: String,
+    socket: ServerSocket,
+    /// The socket's name or path, for messages.
+    label: String,
     tmux: PathBuf,
-    service_session: String,
+    /// The session attached, read once attached (before `connect` returns).
+    session: OnceLock<AttachedSession>,
+    /// Whether that session is the client's hidden service session.
+    owns_session: bool,
     pid: u32,
     jobs: mpsc::UnboundedSender<Job>,
     shared: Arc<Shared>,
@@ -87,33 +95,72 @@ struct Inner {
     _close: oneshot::Sender<()>,
 }
 
+struct AttachedSession {
+    /// `$N`.
+    id: String,
+    name: String,
+}
+
 static SERVICE_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Client {
     /// Starts a control client on the server at socket `socket` (`tmux -L`) and waits until
     /// tmux has attached it: the initial flags-0 reply block and `%session-changed` seen.
-    /// Then sets `destroy-unattached on` and `detach-on-destroy on` on its service session.
+    /// With the default [`Attach::ServiceSession`], then sets `destroy-unattached on` and
+    /// `detach-on-destroy on` on its service session. The same as [`Client::connect_to`]
+    /// with [`ServerSocket::Name`].
     ///
     /// # Errors
     /// - [`Error::BadSocketName`]; [`Error::Refused`] for a bad service session name.
     /// - [`Error::TmuxMissing`], [`Error::Io`]: the process could not start, or the private
     ///   directory could not be created.
-    /// - [`Error::AttachFailed`]: tmux refused the session (e.g. no server on that socket:
-    ///   the detail is tmux's message) or did not attach within `attach_timeout`.
+    /// - [`Error::AttachFailed`]: tmux refused the session (e.g. no server on that socket,
+    ///   or no such session for [`Attach::Session`]: the detail is tmux's message) or did not
+    ///   attach within `attach_timeout`.
     pub async fn connect(tmux: &Path, socket: &str, options: ClientOptions) -> Result<Client> {
-        validate_socket_name(socket)?;
-        let service_session = match options.service_session {
-            Some(name) => name,
-            None => format!(
+        Client::connect_to(tmux, &ServerSocket::Name(socket.to_string()), options).await
+    }
+
+    /// Starts a control client on the server at `socket` (`-L NAME` or `-S PATH`), attached
+    /// as `options` say ([`ClientOptions::attach`], [`ClientOptions::flags`]), and waits
+    /// until tmux has attached it. The version probe and [`Client::features`] work in both
+    /// attach modes: they run on the session the client is attached to.
+    ///
+    /// # Errors
+    /// As [`Client::connect`].
+    pub async fn connect_to(
+        tmux: &Path,
+        socket: &ServerSocket,
+        options: ClientOptions,
+    ) -> Result<Client> {
+        Client::connect_with(tmux, socket, options, None).await
+    }
+
+    /// [`Client::connect_to`], with pane output routed to `sink` (a stream's connection).
+    pub(crate) async fn connect_with(
+        tmux: &Path,
+        socket: &ServerSocket,
+        options: ClientOptions,
+        sink: Option<OutputSink>,
+    ) -> Result<Client> {
+        if let ServerSocket::Name(name) = socket {
+            validate_socket_name(name)?;
+        }
+        let label = socket.label();
+        let service_session = match (&options.attach, options.service_session) {
+            (Attach::Session(_), _) => None,
+            (Attach::ServiceSession, Some(name)) => Some(name),
+            (Attach::ServiceSession, None) => Some(format!(
                 "tmux-cc-{}-{}",
                 std::process::id(),
                 SERVICE_COUNTER.fetch_add(1, Ordering::Relaxed)
-            ),
+            )),
         };
-        if service_session.is_empty()
-            || !service_session
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        if let Some(service_session) = &service_session
+            && (service_session.is_empty()
+                || !service_session
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
         {
             return Err(Error::Refused(
                 "a service session name holds only ASCII letters, digits, '-' and '_'",
@@ -122,10 +169,23 @@ impl Client {
         let private_dir = PrivateDir::create(options.private_dir_parent.as_deref())?;
 
         let mut cmd = ProcessCommand::new(tmux);
-        cmd.args(["-u", "-N", "-L", socket, "-C", "new-session", "-s"])
-            .arg(&service_session)
-            .args(["-f", "no-output,ignore-size", "sleep", "2147483647"])
-            .stdin(Stdio::piped())
+        cmd.arg("-u").arg("-N").args(socket.args()).arg("-C");
+        match (&options.attach, &service_session) {
+            (Attach::Session(target), _) => {
+                cmd.args(["attach-session", "-t", target]);
+            }
+            (Attach::ServiceSession, service) => {
+                cmd.args(["new-session", "-s"])
+                    .arg(service.as_deref().unwrap_or_default());
+            }
+        }
+        if let Some(flags) = options.flags.arg() {
+            cmd.arg("-f").arg(flags);
+        }
+        if options.attach == Attach::ServiceSession {
+            cmd.args(["sleep", "2147483647"]);
+        }
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env_remove("TMUX")
@@ -162,7 +222,7 @@ impl Client {
             stray: Mutex::new(None),
         });
         let (attach_tx, attach_rx) = oneshot::channel();
-        tokio::spawn(read_loop(stdout, shared.clone(), attach_tx));
+        tokio::spawn(read_loop(stdout, shared.clone(), attach_tx, sink));
         let (jobs_tx, jobs_rx) = mpsc::unbounded_channel();
         tokio::spawn(write_loop(stdin, jobs_rx, shared.clone()));
         let (close_tx, close_rx) = oneshot::channel();
@@ -191,17 +251,20 @@ impl Client {
                 format!("{detail} (tmux said: {stderr})")
             };
             return Err(Error::AttachFailed {
-                socket: socket.to_string(),
+                socket: label,
                 detail,
             });
         }
         tokio::spawn(watch_child(child, close_rx));
 
+        let owns_session = service_session.is_some();
         let client = Client {
             inner: Arc::new(Inner {
-                socket: socket.to_string(),
+                socket: socket.clone(),
+                label,
                 tmux: tmux.to_path_buf(),
-                service_session,
+                session: OnceLock::new(),
+                owns_session,
                 pid,
                 jobs: jobs_tx,
                 shared,
@@ -213,30 +276,52 @@ impl Client {
             }),
             timeout: options.command_timeout,
         };
-        // `=NAME:`, not `=NAME`: set-option resolves its -t as a pane, and tmux 3.3a answers
-        // `no such session: =NAME` for the bare form.
-        let target = format!("={}:", client.inner.service_session);
-        let replies = client
-            .input_ok(&[
-                Command::new("set-option").args(["-t", &target, "destroy-unattached", "on"]),
-                Command::new("set-option").args(["-t", &target, "detach-on-destroy", "on"]),
-                Command::new("display-message").args(["-p", "#{version}"]),
-            ])
-            .await?;
-        let said = replies
-            .last()
-            .and_then(|lines| lines.first())
-            .map(|line| format!("tmux {}", String::from_utf8_lossy(line)))
-            .unwrap_or_default();
+        let mut commands = Vec::new();
+        if let Some(service) = &service_session {
+            // `=NAME:`, not `=NAME`: set-option resolves its -t as a pane, and tmux 3.3a
+            // answers `no such session: =NAME` for the bare form.
+            let target = format!("={service}:");
+            commands.push(Command::new("set-option").args([
+                "-t",
+                &target,
+                "destroy-unattached",
+                "on",
+            ]));
+            commands.push(Command::new("set-option").args([
+                "-t",
+                &target,
+                "detach-on-destroy",
+                "on",
+            ]));
+        }
+        // Without -t, display-message formats for the client's own session: the one attached.
+        commands.push(Command::new("display-message").args(["-p", "#{session_id}"]));
+        commands.push(Command::new("display-message").args(["-p", "#{session_name}"]));
+        commands.push(Command::new("display-message").args(["-p", "#{version}"]));
+        let replies = client.input_ok(&commands).await?;
+        let first = |i: usize| {
+            replies
+                .get(i)
+                .and_then(|lines| lines.first())
+                .map(|line| String::from_utf8_lossy(line).into_owned())
+                .unwrap_or_default()
+        };
+        let n = replies.len();
+        let _ = client.inner.session.set(AttachedSession {
+            id: first(n - 3),
+            name: first(n - 2),
+        });
+        let said = format!("tmux {}", first(n - 1));
         let version = TmuxVersion::parse(&said)?;
         version.check_supported()?;
         let features = match Features::of_release(&version) {
             Some(features) => features,
             None => client.probe_features().await?,
         };
+        let socket = &client.inner.label;
         tracing::debug!(socket, version = %version, ?features, "tmux server version");
         let _ = client.inner.server.set((version, features));
-        tracing::debug!(socket, session = %client.inner.service_session, pid, "tmux control client attached");
+        tracing::debug!(socket, session = %client.session_name(), pid, "tmux control client attached");
         Ok(client)
     }
 
@@ -248,7 +333,8 @@ impl Client {
     /// # Errors
     /// The connection's errors.
     pub async fn probe_features(&self) -> Result<Features> {
-        let session = format!("={}:", self.inner.service_session);
+        // The session's id: a target any session name is safe in.
+        let session = format!("{}:", self.attached().id);
         let mut has = Vec::new();
         for row in DIFFERENCES {
             let holds = match row.difference.probe(&session) {
@@ -293,8 +379,14 @@ impl Client {
         self.timeout
     }
 
-    /// The socket name (`-L`).
+    /// The socket name (`-L`), or for a client connected with [`ServerSocket::Path`] the
+    /// path as text.
     pub fn socket_name(&self) -> &str {
+        &self.inner.label
+    }
+
+    /// The server's socket as given to [`Client::connect_to`].
+    pub fn server_socket(&self) -> &ServerSocket {
         &self.inner.socket
     }
 
@@ -303,9 +395,35 @@ impl Client {
         &self.inner.tmux
     }
 
-    /// The client's hidden service session (a caller listing sessions should leave it out).
-    pub fn service_session(&self) -> &str {
-        &self.inner.service_session
+    /// The client's hidden service session, the one to leave out when listing sessions:
+    /// `Some` with [`Attach::ServiceSession`] (the default), `None` with [`Attach::Session`],
+    /// where the session attached is the user's ([`Client::session_name`] names it).
+    pub fn service_session(&self) -> Option<&str> {
+        self.owns_session().then(|| self.session_name())
+    }
+
+    /// The name of the session this client is attached to, as tmux said right after the
+    /// attach (a rename later is not followed).
+    pub fn session_name(&self) -> &str {
+        &self.attached().name
+    }
+
+    /// The id (`$N`) of the session this client is attached to.
+    pub fn session_id(&self) -> &str {
+        &self.attached().id
+    }
+
+    /// Whether the session attached is the client's own hidden service session (created for
+    /// it, gone with it: hide it), not a user's session ([`Attach::Session`]).
+    pub fn owns_session(&self) -> bool {
+        self.inner.owns_session
+    }
+
+    fn attached(&self) -> &AttachedSession {
+        self.inner
+            .session
+            .get()
+            .expect("the attached session is read before connect returns")
     }
 
     /// The pid of the `tmux -C` process.
@@ -313,20 +431,24 @@ impl Client {
         self.inner.pid
     }
 
-    /// Notifications from now on (every one but the `%exit`, which ends the connection and
-    /// closes the channel: `recv` then returns `Closed`). A receiver that falls more than
-    /// `notification_capacity` behind gets `Lagged` and misses the oldest.
-    pub fn subscribe(&self) -> broadcast::Receiver<Notification> {
-        match &*self
-            .inner
-            .shared
-            .notify
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-        {
-            Some(tx) => tx.subscribe(),
-            None => broadcast::channel(1).1,
-        }
+    /// Notifications from now on (every one but the `%exit`, which ends the connection:
+    /// [`Subscription::recv`] then returns `None`). A subscriber that falls more than
+    /// [`notification_capacity`](ClientOptions::notification_capacity) behind is told how many
+    /// it missed ([`Delivery::Lagged`]), then gets the ones after: nothing is lost unseen. On a
+    /// lag, list again to resync.
+    pub fn subscribe(&self) -> Subscription {
+        Subscription::new(
+            match &*self
+                .inner
+                .shared
+                .notify
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+            {
+                Some(tx) => tx.subscribe(),
+                None => broadcast::channel(1).1,
+            },
+        )
     }
 
     /// Why the connection ended, if it has.

@@ -26,6 +26,9 @@
 //!   their replies in order, a timeout per command, notifications, its end reported once;
 //!   under `client/`: its options, its end, the state its tasks share, the reader and writer
 //!   tasks, and its private directory.
+//! - [`PaneStream`] (`stream.rs`): one pane's output as a bounded stream, on a control
+//!   connection of its own, with tmux's pause-after flow control and a resync by capture;
+//!   see docs/design/engine-streams.md.
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
@@ -59,11 +62,14 @@ mod ops;
 mod server;
 mod spawn;
 mod stderr;
+mod stream;
 mod topology;
 mod version;
 mod watch;
 
-pub use client::{Client, ClientOptions, ConnectionEnd};
+pub use client::{
+    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket, Subscription,
+};
 pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
@@ -75,6 +81,7 @@ pub use ops::{
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions};
 pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};
 pub use watch::{Watch, WatchScope, WatchValue};

@@ -24,7 +24,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
+
+use crate::client::{Delivery, Subscription};
 use tokio::task::JoinHandle;
 
 use crate::client::Client;
@@ -155,7 +157,7 @@ fn relevant(note: &Notification) -> bool {
 
 async fn run(
     client: Client,
-    mut notes: broadcast::Receiver<Notification>,
+    mut notes: Subscription,
     mut watch: Watch,
     current: Arc<Mutex<Shape>>,
     tx: mpsc::UnboundedSender<TopologyEvent>,
@@ -166,12 +168,12 @@ async fn run(
         let dirty = retry
             || tokio::select! {
                 note = notes.recv() => match note {
-                    Ok(note) => relevant(&note),
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    Some(Delivery::Notification(note)) => relevant(&note),
+                    Some(Delivery::Lagged { missed }) => {
                         tracing::debug!(missed, "topology lagged: listing again");
                         true
                     }
-                    Err(broadcast::error::RecvError::Closed) => return,
+                    None => return,
                 },
                 value = watch.recv() => match value {
                     Ok(_) => true,
@@ -184,7 +186,7 @@ async fn run(
             continue;
         }
         // What came meanwhile is answered by the same listing.
-        while notes.try_recv().is_ok() {}
+        while let Ok(Some(_)) = notes.try_recv() {}
         let shape = match client.shape().await {
             Ok(shape) => shape,
             Err(e) => {

@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use tokio::sync::broadcast;
+use crate::client::{Delivery, Subscription};
 
 use crate::client::Client;
 use crate::command::Command;
@@ -78,7 +78,7 @@ pub struct Watch {
     name: String,
     scope: WatchScope,
     format: String,
-    rx: broadcast::Receiver<Notification>,
+    rx: Subscription,
     cancelled: bool,
 }
 
@@ -148,14 +148,14 @@ impl Watch {
     pub async fn recv(&mut self) -> Result<WatchValue> {
         loop {
             match self.rx.recv().await {
-                Ok(Notification::SubscriptionChanged {
+                Some(Delivery::Notification(Notification::SubscriptionChanged {
                     name,
                     session,
                     window,
                     window_index,
                     pane,
                     value,
-                }) if name == self.name => {
+                })) if name == self.name => {
                     return Ok(WatchValue {
                         session,
                         window,
@@ -164,15 +164,14 @@ impl Watch {
                         value,
                     });
                 }
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    tracing::debug!(name = %self.name, "watch lagged: subscribing again");
-                    self.rx = self.rx.resubscribe();
+                Some(Delivery::Notification(_)) => {}
+                Some(Delivery::Lagged { missed }) => {
+                    tracing::debug!(name = %self.name, missed, "watch lagged: subscribing again");
                     self.client
                         .run(&subscribe_command(&self.name, self.scope, &self.format))
                         .await?;
                 }
-                Err(broadcast::error::RecvError::Closed) => {
+                None => {
                     return Err(Error::ConnectionEnded(
                         self.client.end().unwrap_or(crate::ConnectionEnd::Eof),
                     ));

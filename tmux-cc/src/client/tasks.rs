@@ -11,7 +11,42 @@ use tokio::time::timeout;
 
 use super::ConnectionEnd;
 use super::shared::{Job, Shared};
-use crate::parse::{Event, Notification, ParseError, Parser};
+use crate::parse::{Event, Notification, PaneId, ParseError, Parser, WindowId};
+use crate::stream::Raw;
+
+/// Where a stream's connection sends what concerns its pane, in the order tmux printed it.
+/// The channel is bounded and the reader waits for room: a consumer that does not take items
+/// stops the reading of the connection's pipe, and tmux, seeing its output age, pauses the
+/// pane for this client (`pause-after`) rather than buffering without end.
+pub(crate) struct OutputSink {
+    pub(crate) pane: PaneId,
+    pub(crate) window: WindowId,
+    pub(crate) tx: mpsc::Sender<Raw>,
+}
+
+impl OutputSink {
+    /// What of `notification` goes to the stream, and what goes on to the subscribers:
+    /// output of other panes is dropped (see docs/design/engine-streams.md).
+    fn route(&self, notification: Notification) -> (Option<Raw>, Option<Notification>) {
+        use Notification as N;
+        match notification {
+            N::Output { pane, data } | N::ExtendedOutput { pane, data, .. } => {
+                ((pane == self.pane).then_some(Raw::Data(data)), None)
+            }
+            N::Pause { pane } => ((pane == self.pane).then_some(Raw::Paused), None),
+            N::Continue { pane } => ((pane == self.pane).then_some(Raw::Continued), None),
+            N::WindowClose { window } | N::UnlinkedWindowClose { window }
+                if window == self.window =>
+            {
+                (Some(Raw::WindowClosed), Some(notification))
+            }
+            N::LayoutChange {
+                window, ref layout, ..
+            } if window == self.window => (Some(Raw::Layout(layout.clone())), Some(notification)),
+            other => (None, Some(other)),
+        }
+    }
+}
 
 struct AttachWait {
     tx: oneshot::Sender<std::result::Result<(), String>>,
@@ -23,6 +58,7 @@ pub(super) async fn read_loop(
     mut stdout: ChildStdout,
     shared: Arc<Shared>,
     attach: oneshot::Sender<std::result::Result<(), String>>,
+    mut sink: Option<OutputSink>,
 ) {
     let mut parser = Parser::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -37,14 +73,24 @@ pub(super) async fn read_loop(
             Ok(n) => {
                 parser.feed(&buf[..n]);
                 while let Some(item) = parser.next_item() {
-                    handle(item, &shared, &mut attach);
+                    if let Some(raw) = handle(item, &shared, &mut attach, sink.as_ref())
+                        && let Some(out) = &sink
+                        && out.tx.send(raw).await.is_err()
+                    {
+                        // The stream is gone; its connection goes with its last handle.
+                        sink = None;
+                    }
                 }
             }
             Err(e) => break ConnectionEnd::ReadFailed(e.to_string()),
         }
     };
     for item in parser.finish() {
-        handle(item, &shared, &mut attach);
+        if let Some(raw) = handle(item, &shared, &mut attach, sink.as_ref())
+            && let Some(out) = &sink
+        {
+            let _ = out.tx.send(raw).await;
+        }
     }
     if let Some(wait) = attach.take() {
         let _ = wait.tx.send(Err(format!("{end} before attaching")));
@@ -52,11 +98,13 @@ pub(super) async fn read_loop(
     shared.end(end);
 }
 
+/// Handles one item; returns what goes to the stream's sink, if any.
 fn handle(
     item: std::result::Result<Event, ParseError>,
     shared: &Shared,
     attach: &mut Option<AttachWait>,
-) {
+    sink: Option<&OutputSink>,
+) -> Option<Raw> {
     match item {
         Ok(Event::Reply(reply)) if reply.flags == 0 => {
             // Not a reply to this client's commands: the initial attach block.
@@ -66,7 +114,7 @@ fn handle(
                     if let Some(wait) = attach.take() {
                         let _ = wait.tx.send(Err(format!("tmux refused it: {message}")));
                     }
-                    return;
+                    return None;
                 }
                 wait.block_seen = true;
                 attach_done(attach);
@@ -89,15 +137,23 @@ fn handle(
                 wait.session_seen = true;
                 attach_done(attach);
             }
-            if let Some(tx) = &*shared.notify.lock().unwrap_or_else(|e| e.into_inner()) {
+            let (raw, notification) = match sink {
+                Some(sink) => sink.route(notification),
+                None => (None, Some(notification)),
+            };
+            if let Some(notification) = notification
+                && let Some(tx) = &*shared.notify.lock().unwrap_or_else(|e| e.into_inner())
+            {
                 let _ = tx.send(notification);
             }
+            return raw;
         }
         Err(error) => {
             tracing::debug!(%error, "tmux printed a line outside the control protocol");
             *shared.stray.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.line);
         }
     }
+    None
 }
 
 fn attach_done(attach: &mut Option<AttachWait>) {

@@ -202,7 +202,7 @@ impl Client {
                 return Err(count_error(CMD, 7, line));
             };
             let name = lossy(name);
-            if name == self.service_session() {
+            if Some(name.as_str()) == self.service_session() {
                 continue;
             }
             out.push(SessionInfo {
@@ -223,7 +223,7 @@ impl Client {
         for line in lines {
             let (f, path) =
                 split_fields(line, PANE_FIXED).ok_or_else(|| count_error(CMD, 16, line))?;
-            if lossy(&f[13]) == self.service_session() {
+            if Some(lossy(&f[13]).as_str()) == self.service_session() {
                 continue;
             }
             out.push(PaneInfo {
@@ -272,7 +272,7 @@ impl Client {
             else {
                 return Err(count_error(CMD, 11, line));
             };
-            if lossy(session_name) == self.service_session() {
+            if Some(lossy(session_name).as_str()) == self.service_session() {
                 continue;
             }
             let layout_field = |what: &str, text: &[u8]| {

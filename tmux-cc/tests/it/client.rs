@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use crate::common::{env, guard};
-use tmux_cc::{Client, ClientOptions, Command, ConnectionEnd, Error, NewSession, Notification};
+use tmux_cc::{
+    Client, ClientOptions, Command, ConnectionEnd, Delivery, Error, NewSession, Notification,
+};
 
 fn display(text: &str) -> Command {
     Command::new("display-message").args(["-p", text])
@@ -126,7 +128,7 @@ async fn raw_lines_must_hold_one_command() {
         .unwrap();
     assert_eq!(
         reply.lines,
-        vec![format!("raw {}", env.client.service_session()).into_bytes()]
+        vec![format!("raw {}", env.client.session_name()).into_bytes()]
     );
     let mut messages = Vec::new();
     for bad in [&b""[..], b"  ", b"a\nb", b"a\rb"] {
@@ -156,7 +158,9 @@ async fn notifications_reach_every_subscriber() {
     for rx in [&mut a, &mut b] {
         let got = tokio::time::timeout(Duration::from_secs(20), async {
             loop {
-                if let Notification::SessionsChanged = rx.recv().await.unwrap() {
+                if let Delivery::Notification(Notification::SessionsChanged) =
+                    rx.recv().await.unwrap()
+                {
                     return;
                 }
             }
@@ -169,7 +173,7 @@ async fn notifications_reach_every_subscriber() {
 #[tokio::test]
 async fn the_service_session_is_private_and_goes_with_the_client() {
     let env = env("service").await;
-    let name = env.client.service_session().to_string();
+    let name = env.client.session_name().to_string();
     assert!(name.starts_with("tmux-cc-"), "{name}");
     let target = format!("={name}:");
     assert_eq!(
@@ -207,8 +211,7 @@ async fn exit_is_reported_once_and_later_commands_fail_cleanly() {
     let _ = env
         .client
         .reply(
-            &Command::new("kill-session")
-                .args(["-t", &format!("={}", env.client.service_session())]),
+            &Command::new("kill-session").args(["-t", &format!("={}", env.client.session_name())]),
         )
         .await;
     let end = tokio::time::timeout(Duration::from_secs(20), env.client.closed())
@@ -223,15 +226,12 @@ async fn exit_is_reported_once_and_later_commands_fail_cleanly() {
         matches!(&err, Error::ConnectionEnded(e) if *e == end),
         "{err:?}"
     );
-    // The notification channel closes with the connection.
-    loop {
-        match notes.recv().await {
-            Ok(_) => continue,
-            Err(e) => {
-                assert_eq!(e, tokio::sync::broadcast::error::RecvError::Closed);
-                break;
-            }
-        }
+    // The subscription ends with the connection.
+    while let Some(delivery) = notes.recv().await {
+        assert!(
+            matches!(delivery, Delivery::Notification(_)),
+            "{delivery:?}"
+        );
     }
     insta::assert_snapshot!(
         Error::ConnectionEnded(ConnectionEnd::Exit { reason: Some("detached".into()) }).to_string(),
@@ -296,4 +296,78 @@ async fn attaching_without_a_server_says_why() {
         message.starts_with("the control client for socket \"SOCKET\" could not attach:"),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn a_lagging_subscriber_is_told_how_many_it_missed_and_gets_the_rest() {
+    let env = crate::common::env("lagged").await;
+    // The connection's own client, with a small buffer.
+    let client = env
+        .server
+        .connect(ClientOptions {
+            notification_capacity: 8,
+            command_timeout: Duration::from_secs(20),
+            ..ClientOptions::default()
+        })
+        .await
+        .unwrap();
+    let mut slow = client.subscribe();
+    // A subscriber that keeps up, as the ground truth.
+    let mut fast = client.subscribe();
+    let marker = "lag-marker";
+    let all = tokio::spawn(async move {
+        let mut got = Vec::new();
+        while let Some(delivery) = fast.recv().await {
+            match delivery {
+                Delivery::Notification(n) => {
+                    let last =
+                        matches!(&n, Notification::SessionRenamed { name, .. } if name == marker);
+                    got.push(n);
+                    if last {
+                        return got;
+                    }
+                }
+                Delivery::Lagged { missed } => panic!("the fast one missed {missed}"),
+            }
+        }
+        panic!("closed before the marker");
+    });
+    for i in 0..24 {
+        client
+            .new_session(&NewSession::new(format!("lag{i}")))
+            .await
+            .unwrap();
+        tokio::task::yield_now().await;
+    }
+    client
+        .run(&Command::new("rename-session").args(["-t", "=lag23", marker]))
+        .await
+        .unwrap();
+    let all = all.await.unwrap();
+    let (mut missed, mut got, mut lags) = (0u64, Vec::new(), 0);
+    loop {
+        match slow.recv().await.unwrap() {
+            Delivery::Lagged { missed: n } => {
+                lags += 1;
+                missed += n;
+            }
+            Delivery::Notification(n) => {
+                let last =
+                    matches!(&n, Notification::SessionRenamed { name, .. } if name == marker);
+                got.push(n);
+                if last {
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} notifications; the slow one: {lags} lags, {missed} missed, {} got",
+        all.len(),
+        got.len()
+    );
+    assert!(lags >= 1, "never lagged over {} notifications", all.len());
+    assert_eq!(missed as usize + got.len(), all.len());
+    // What it got is what came after the ones it missed, in order.
+    assert_eq!(got[..], all[all.len() - got.len()..]);
 }

@@ -2,10 +2,12 @@
 //! sharing `common` (the tmux first on PATH, a private socket per test killed at the end).
 //! The version matrix (`scripts/tmux-matrix`) runs this binary with each tmux release.
 
+mod attach;
 mod buffers;
 mod client;
 mod common;
 mod ops;
 mod server;
+mod streams;
 mod topology;
 mod versions;

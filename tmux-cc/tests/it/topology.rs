@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use crate::common::env;
 use tmux_cc::parse::{Layout, LayoutPane};
 use tmux_cc::{
-    Client, Command, Error, NewSession, NewWindow, Notification, PaneScope, SessionId, Shape,
-    Topology, TopologyEvent, WatchScope, WindowPanes,
+    Client, Command, Delivery, Error, NewSession, NewWindow, Notification, PaneScope, SessionId,
+    Shape, Topology, TopologyEvent, WatchScope, WindowPanes,
 };
 
 fn sleeper() -> Vec<Vec<u8>> {
@@ -258,7 +258,10 @@ async fn a_layout_change_of_another_session_arrives_with_the_new_layout() {
         .map(|p| (p.x, p.y, p.width, p.height))
         .collect();
     assert_eq!(geometry, [(0, 0, 40, 24), (41, 0, 39, 24)]);
-    while let Ok(note) = notes.try_recv() {
+    while let Ok(Some(delivery)) = notes.try_recv() {
+        let Delivery::Notification(note) = delivery else {
+            panic!("the check needs every notification, and some were dropped: {delivery:?}");
+        };
         assert!(
             !matches!(note, Notification::LayoutChange { window: w, .. } if w == window),
             "tmux sent a %layout-change for another session's window: {note:?}"
@@ -277,7 +280,7 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
             .run(&Command::new("display-message").args([
                 "-p",
                 "-t",
-                &format!("={}:", client.service_session()),
+                &format!("={}:", client.session_name()),
                 "#{session_id} #{window_id}",
             ]))
             .await
@@ -309,7 +312,7 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
     let all = sessions.recv_timeout(Duration::from_secs(3)).await.unwrap();
     let all = all.expect("the sessions' value within 3 s");
     assert_eq!((all.session, all.window, all.pane), (sid, None, None));
-    assert_eq!(all.value, format!("{}/", client.service_session()));
+    assert_eq!(all.value, format!("{}/", client.session_name()));
 
     // Each change, a new value, checked against what tmux holds.
     for name in ["first name", "second: name", "third"] {
@@ -327,7 +330,7 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
     let value = sessions.recv_timeout(Duration::from_secs(3)).await.unwrap();
     assert_eq!(
         value.map(|v| v.value),
-        Some(format!("{}/zed/", client.service_session()))
+        Some(format!("{}/zed/", client.session_name()))
     );
 
     // Dropped: tmux sends no more values for it; the other watch still gets its own.
@@ -342,11 +345,14 @@ async fn watch_values_come_with_their_ids_and_a_dropped_watch_stops() {
     let value = sessions.recv_timeout(Duration::from_secs(3)).await.unwrap();
     assert_eq!(
         value.map(|v| v.value),
-        Some(format!("{}/zed/zz/", client.service_session()))
+        Some(format!("{}/zed/zz/", client.session_name()))
     );
     // One more check of tmux's timer after that one.
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    while let Ok(note) = notes.try_recv() {
+    while let Ok(Some(delivery)) = notes.try_recv() {
+        let Delivery::Notification(note) = delivery else {
+            panic!("the check needs every notification, and some were dropped: {delivery:?}");
+        };
         assert!(
             !matches!(&note, Notification::SubscriptionChanged { name, .. } if name == "wname"),
             "a value of a dropped watch: {note:?}"
@@ -511,7 +517,7 @@ async fn a_lagged_topology_lists_again() {
     assert_eq!(fresh.windows[0].panes.len(), 2);
     assert!(matches!(
         unread.try_recv(),
-        Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_))
+        Ok(Some(Delivery::Lagged { .. }))
     ));
     // Still running after its lag: a change only its subscription shows.
     client

@@ -45,7 +45,7 @@ async fn trying_each_row_finds_what_the_table_says() {
     }
     assert_eq!(tried, 2, "PasteEscapes and OptionDollarEscaped are tried");
     // The probe leaves nothing behind on the service session.
-    let session = format!("={}:", env.client.service_session());
+    let session = format!("={}:", env.client.session_name());
     assert_eq!(
         env.client
             .option(tmux_cc::OptionScope::Session(&session), "@tmux-cc-probe")

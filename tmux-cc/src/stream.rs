@@ -1,0 +1,425 @@
+//! Pane output streams: the bytes a pane prints, in order, with flow control, each stream
+//! on a control connection of its own.
+//!
+//! How it works (the measured tmux rules are in docs/design/engine-streams.md):
+//!
+//! - The stream's connection attaches (`attach-session -f pause-after=N,ignore-size`) to a
+//!   session holding the pane's window: tmux sends output only for the panes of the client's
+//!   session. Its reader task hands the pane's `%extended-output` to a bounded channel and
+//!   waits for room, so a consumer that does not take items stops the reading of the pipe.
+//! - tmux then sees the output it queued for that client age; past N seconds it pauses the
+//!   pane for the client (`%pause %N`) and drops what it had queued and what the pane prints
+//!   while paused, for that client only. The stream yields [`StreamItem::Paused`].
+//! - When the consumer asks for the next item after `Paused`, it has caught up: the stream
+//!   sends `refresh-client -A '%N:continue' ; capture-pane -p -t %N ...` as ONE command line,
+//!   which tmux runs in one pass of its loop with no read of the pane between them: the
+//!   capture shows the screen exactly as it stands where the output resumes. It yields
+//!   [`StreamItem::Continued`] (tmux's `%continue`, read out of that refresh-client's reply
+//!   body, where tmux prints it) and [`StreamItem::Resynced`] with the capture.
+//! - Output of the session's other panes reaching that connection is dropped by its reader,
+//!   not turned off with `refresh-client -A '%M:off'`: that would have to follow every pane
+//!   created later, and a dropped pane costs only the reading (when the consumer is slow,
+//!   pause-after pauses those panes for this client too, and they are never continued).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+
+use crate::client::{Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, OutputSink};
+use crate::command::Command;
+use crate::error::{Error, Result};
+use crate::ops::Capture;
+use crate::parse::{BadLayout, Layout, PaneId, WindowId};
+
+/// What a stream's connection hands its stream, in the order tmux printed it.
+#[derive(Debug)]
+pub(crate) enum Raw {
+    /// Output of the pane.
+    Data(Vec<u8>),
+    /// `%pause %N` for the pane (pause-after).
+    Paused,
+    /// `%continue %N` for the pane outside a reply.
+    Continued,
+    /// The pane's window closed.
+    WindowClosed,
+    /// The pane's window's layout changed (a pane may have gone).
+    Layout(Result<Layout, BadLayout>),
+}
+
+/// How long after the last data the first nudge goes (see `PaneStream::poke`).
+const POKE_IDLE: Duration = Duration::from_millis(100);
+/// How long past `pause_after` after the last data the second goes.
+const POKE_LATE: Duration = Duration::from_millis(300);
+
+enum Recv {
+    Raw(Option<Raw>),
+    Finished,
+}
+
+/// How a pane is streamed. [`StreamOptions::default`] gives the defaults.
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    /// `pause-after`, in SECONDS: how old the output tmux queued for the stream may get
+    /// before tmux pauses the pane for it (default 1). 0 pauses as soon as any output waits.
+    /// tmux buffers up to this long of the pane's output for a slow stream.
+    pub pause_after: u32,
+    /// How many items the stream's reader holds for a slow consumer before it stops reading
+    /// the connection (default 64). Each [`StreamItem::Data`] is one `%extended-output` line
+    /// of tmux, at most a few KiB.
+    pub capacity: usize,
+    /// What [`StreamItem::Resynced`] captures (default: the visible screen, rows as shown).
+    pub snapshot: Capture,
+    /// The timeout of the stream's commands (default 10 s).
+    pub command_timeout: Duration,
+    /// How long tmux may take to attach the stream's connection (default 5 s).
+    pub attach_timeout: Duration,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            pause_after: 1,
+            capacity: 64,
+            snapshot: Capture::default(),
+            command_timeout: Duration::from_secs(10),
+            attach_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The pane's screen where a stream resumed after a pause: what a consumer shows in place
+/// of the output tmux dropped while the pane was paused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// `capture-pane -p` as [`StreamOptions::snapshot`] says: rows, each ended by LF.
+    pub capture: Bytes,
+}
+
+/// Why a stream ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamEnd {
+    /// The pane was closed (killed, or its program exited) while its window stays.
+    PaneClosed,
+    /// The pane's window was closed (its last pane went, or it was killed).
+    WindowClosed,
+    /// The stream's connection ended (e.g. its session was destroyed: `%exit`).
+    ConnectionEnded(ConnectionEnd),
+    /// A resync failed: tmux's message or the error.
+    ResyncFailed(String),
+    /// [`PaneStream::finish`] was called and everything tmux had read from the pane by then
+    /// was delivered.
+    Finished,
+}
+
+/// One item of a [`PaneStream`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamItem {
+    /// Bytes the pane printed, raw, in order, directly after the previous `Data` unless a
+    /// `Paused` lies between.
+    Data(Bytes),
+    /// tmux paused the pane for this stream (the consumer fell `pause_after` behind): what
+    /// it printed from here until the `Resynced` that follows is lost to the stream.
+    Paused,
+    /// tmux resumed the pane's output for this stream (its `%continue`).
+    Continued,
+    /// The pane's screen at the point where the `Data` after it resumes.
+    Resynced(Snapshot),
+    /// The last item: why the stream ended.
+    End(StreamEnd),
+}
+
+/// A bounded stream of one pane's output ([`Client::stream`]). Items come only as fast as
+/// [`PaneStream::next`] takes them; nothing is lost silently: either every byte arrives in
+/// order, or a [`StreamItem::Paused`] and [`StreamItem::Resynced`] mark where bytes were
+/// lost. Dropping it detaches its connection.
+#[derive(Debug)]
+pub struct PaneStream {
+    pane: PaneId,
+    window: WindowId,
+    connection: Option<Client>,
+    rx: mpsc::Receiver<Raw>,
+    ready: VecDeque<StreamItem>,
+    resync_due: bool,
+    snapshot: Capture,
+    /// Set by [`PaneStream::finish`]: resolves once tmux answered a command sent after it.
+    finish: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// When to nudge tmux if nothing came since the last data (see `PaneStream::poke`).
+    pokes: VecDeque<Instant>,
+    pause_after: Duration,
+}
+
+impl Client {
+    /// Streams `pane`'s output from now on, on a control connection of the stream's own,
+    /// attached to a session holding the pane's window with output on, `pause-after`, and
+    /// `ignore-size` (a stalled consumer never holds up this client's replies).
+    ///
+    /// # Errors
+    /// [`Error::Command`] when tmux finds no such pane, [`Error::AttachFailed`] and the other
+    /// errors of [`Client::connect_to`], and this connection's errors.
+    pub async fn stream(&self, pane: PaneId, options: StreamOptions) -> Result<PaneStream> {
+        let target = pane.to_string();
+        let lines = self
+            .run(&Command::new("display-message").args([
+                "-p",
+                "-t",
+                &target,
+                "#{pane_id} #{session_id} #{window_id}",
+            ]))
+            .await?;
+        let said = lines
+            .first()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .unwrap_or_default();
+        // display-message does not fail for a missing target (3.3a): it formats nothing.
+        let mut fields = said.split(' ');
+        let (Some(id), Some(session), Some(window)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Err(missing(&target));
+        };
+        let Ok(window) = window.parse::<WindowId>() else {
+            return Err(missing(&target));
+        };
+        if id != target || session.is_empty() {
+            return Err(missing(&target));
+        }
+        let session = session.to_string();
+        let (tx, rx) = mpsc::channel(options.capacity.max(1));
+        let connection = Client::connect_with(
+            self.tmux(),
+            self.server_socket(),
+            ClientOptions {
+                attach: Attach::Session(session),
+                flags: ClientFlags {
+                    output: true,
+                    pause_after: Some(options.pause_after),
+                    ignore_size: true,
+                    read_only: false,
+                },
+                command_timeout: options.command_timeout,
+                attach_timeout: options.attach_timeout,
+                notification_capacity: 16,
+                ..ClientOptions::default()
+            },
+            Some(OutputSink { pane, window, tx }),
+        )
+        .await?;
+        Ok(PaneStream {
+            pane,
+            window,
+            connection: Some(connection),
+            rx,
+            ready: VecDeque::new(),
+            resync_due: false,
+            snapshot: options.snapshot,
+            finish: None,
+            pokes: VecDeque::new(),
+            pause_after: Duration::from_secs(options.pause_after.into()),
+        })
+    }
+}
+
+fn missing(target: &str) -> Error {
+    Error::Command {
+        command: "stream".into(),
+        message: format!("can't find pane: {target}"),
+    }
+}
+
+impl PaneStream {
+    /// The pane streamed.
+    pub fn pane(&self) -> PaneId {
+        self.pane
+    }
+
+    /// The pane's window when the stream opened.
+    pub fn window(&self) -> WindowId {
+        self.window
+    }
+
+    /// The stream's own connection (its pid, its session), `None` once the stream ended.
+    pub fn connection(&self) -> Option<&Client> {
+        self.connection.as_ref()
+    }
+
+    /// Ends the stream once every byte tmux has read from the pane by now has been delivered:
+    /// the items already on their way still come, then [`StreamEnd::Finished`]. For a pane
+    /// whose program is known to be done (e.g. it signalled a `wait-for` channel after it):
+    /// tmux answers a command on the stream's connection after the output it queued before
+    /// it, so that answer marks the end.
+    pub fn finish(&mut self) {
+        let Some(connection) = self.connection.clone() else {
+            return;
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.finish = Some(rx);
+        tokio::spawn(async move {
+            let _ = connection.written().await;
+            let _ = tx.send(());
+        });
+    }
+
+    /// The next item; `None` after [`StreamItem::End`]. Waits for the pane to print. After
+    /// a [`StreamItem::Paused`], the next call resumes the pane (the consumer has caught up)
+    /// and yields [`StreamItem::Continued`] then [`StreamItem::Resynced`].
+    pub async fn next(&mut self) -> Option<StreamItem> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(item);
+            }
+            let connection = self.connection.clone()?;
+            if self.resync_due {
+                self.resync_due = false;
+                self.resync(&connection).await;
+                continue;
+            }
+            let raw = self.recv(&connection).await;
+            let raw = match raw {
+                Recv::Raw(raw) => raw,
+                Recv::Finished => return Some(self.end(StreamEnd::Finished)),
+            };
+            if matches!(raw, Some(Raw::Data(_))) {
+                let now = Instant::now();
+                self.pokes.clear();
+                self.pokes.push_back(now + POKE_IDLE);
+                self.pokes.push_back(now + self.pause_after + POKE_LATE);
+            } else {
+                self.pokes.clear();
+            }
+            match raw {
+                Some(Raw::Data(data)) => return Some(StreamItem::Data(Bytes::from(data))),
+                Some(Raw::Paused) => {
+                    self.resync_due = true;
+                    return Some(StreamItem::Paused);
+                }
+                Some(Raw::Continued) => return Some(StreamItem::Continued),
+                Some(Raw::WindowClosed) => return Some(self.end(StreamEnd::WindowClosed)),
+                Some(Raw::Layout(layout)) => {
+                    let gone = layout
+                        .as_ref()
+                        .is_ok_and(|layout| layout.panes().all(|p| p.id != self.pane));
+                    if gone {
+                        return Some(self.end(StreamEnd::PaneClosed));
+                    }
+                }
+                None => {
+                    let end = connection.closed().await;
+                    return Some(self.end(StreamEnd::ConnectionEnded(end)));
+                }
+            }
+        }
+    }
+
+    /// The next raw item, or the end [`PaneStream::finish`] asked for; nudges tmux at the
+    /// times in `pokes` meanwhile.
+    async fn recv(&mut self, connection: &Client) -> Recv {
+        loop {
+            let poke_at = self.pokes.front().copied();
+            let finish = async {
+                match &mut self.finish {
+                    Some(done) => {
+                        let _ = done.await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let poke = async {
+                match poke_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            // Biased: the items before the finish's answer are in the channel when it comes.
+            tokio::select! {
+                biased;
+                raw = self.rx.recv() => return Recv::Raw(raw),
+                _ = finish => return Recv::Finished,
+                _ = poke => {
+                    self.pokes.pop_front();
+                    Self::poke(connection);
+                }
+            }
+        }
+    }
+
+    /// Sends a command on the stream's connection and lets its answer go. tmux (3.3a, 3.7c)
+    /// can leave the `%pause` it decided queued, unwritten, when its buffer towards this
+    /// client is empty at that moment: nothing is written until the client's next command,
+    /// whose reply comes after it. So a stream that got data and then nothing for a while
+    /// asks once shortly after (100 ms) and once past `pause_after`; an idle pane costs two
+    /// commands after each burst of output, none while it stays quiet.
+    fn poke(connection: &Client) {
+        let connection = connection.clone();
+        tokio::spawn(async move {
+            let _ = connection.written().await;
+        });
+    }
+
+    fn end(&mut self, why: StreamEnd) -> StreamItem {
+        self.connection = None;
+        self.ready.clear();
+        StreamItem::End(why)
+    }
+
+    /// Continues the pane and captures it in one command line (one pass of tmux's loop).
+    async fn resync(&mut self, connection: &Client) {
+        let target = self.pane.to_string();
+        let capture = &self.snapshot;
+        let group = [
+            Command::new("refresh-client").args(["-A", &format!("{target}:continue")]),
+            Command::new("capture-pane")
+                .args(["-p", "-t", &target])
+                .flag("-J", capture.join)
+                .opt("-S", capture.history.map(|n| format!("-{n}")))
+                .flag("-a", capture.alternate)
+                .flag("-e", capture.escapes)
+                .flag("-N", capture.trailing_spaces),
+        ];
+        let replies = match connection.group(&group).await {
+            Ok(replies) => replies,
+            Err(Error::ConnectionEnded(end)) => {
+                let item = self.end(StreamEnd::ConnectionEnded(end));
+                self.ready.push_back(item);
+                return;
+            }
+            Err(e) => {
+                let item = self.end(StreamEnd::ResyncFailed(e.to_string()));
+                self.ready.push_back(item);
+                return;
+            }
+        };
+        // tmux prints `%continue %N` inside the reply of the refresh-client that caused it
+        // (3.3a..3.7c): read it there, and only there (a capture's body may show such text).
+        let continued = format!("%continue {target}");
+        if let Some(refresh) = replies.first()
+            && refresh.success
+            && refresh.lines.iter().any(|l| *l == continued.as_bytes())
+        {
+            self.ready.push_back(StreamItem::Continued);
+        }
+        match replies.get(1) {
+            Some(reply) if reply.success => {
+                let mut out = Vec::with_capacity(reply.lines.iter().map(|l| l.len() + 1).sum());
+                for line in &reply.lines {
+                    out.extend_from_slice(line);
+                    out.push(b'\n');
+                }
+                self.ready.push_back(StreamItem::Resynced(Snapshot {
+                    capture: Bytes::from(out),
+                }));
+            }
+            other => {
+                let message = other
+                    .or(replies.first())
+                    .map(|r| String::from_utf8_lossy(&r.lines.join(&b'\n')).into_owned())
+                    .unwrap_or_default();
+                let item = self.end(StreamEnd::ResyncFailed(message));
+                self.ready.push_back(item);
+            }
+        }
+    }
+}
