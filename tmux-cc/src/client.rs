@@ -4,6 +4,7 @@
 //! The protocol facts and the 3.3a traps it handles are listed in the crate's README ("Control
 //! client"), read in tmux 3.3a's control.c and cmd-queue.c and measured on tmux 3.3a.
 
+mod blocking;
 mod end;
 mod options;
 mod private_dir;
@@ -21,6 +22,7 @@ use tokio::process::Command as ProcessCommand;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
+pub(crate) use blocking::{FOREVER, WeakClient, wait};
 pub use end::ConnectionEnd;
 pub use options::ClientOptions;
 
@@ -83,6 +85,9 @@ struct Inner {
     /// The server's version (`#{version}`, asked once when connecting) and what it does
     /// differently, set before `connect` returns.
     server: OnceLock<(TmuxVersion, Features)>,
+    /// The options it was made with, and the extra connections opened from them on demand
+    /// (blocking commands, the jobs' events): `client/blocking.rs`.
+    extra: blocking::Extra,
     /// Dropped with the last handle: the child's task then ends the process.
     _close: oneshot::Sender<()>,
 }
@@ -102,6 +107,7 @@ impl Client {
     ///   the detail is tmux's message) or did not attach within `attach_timeout`.
     pub async fn connect(tmux: &Path, socket: &str, options: ClientOptions) -> Result<Client> {
         validate_socket_name(socket)?;
+        let extra = blocking::Extra::new(options.clone());
         let service_session = match options.service_session {
             Some(name) => name,
             None => format!(
@@ -209,6 +215,7 @@ impl Client {
                 private_dir,
                 counter: AtomicU64::new(0),
                 server: OnceLock::new(),
+                extra,
                 _close: close_tx,
             }),
             timeout: options.command_timeout,

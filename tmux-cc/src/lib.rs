@@ -50,6 +50,7 @@ mod command;
 mod dirs;
 mod error;
 mod exit;
+mod jobs;
 mod ops;
 mod server;
 mod spawn;
@@ -61,6 +62,7 @@ pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
+pub use jobs::{Job, JobExit, JobPlace, JobSpec, NUDGES};
 pub use ops::{
     Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, SessionCreated,
     WindowCreated, WindowInfo, leave_modes, send_keys, send_literal, set_pane_option,

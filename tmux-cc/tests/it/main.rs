@@ -4,6 +4,7 @@
 
 mod buffers;
 mod client;
+mod jobs;
 mod common;
 mod ops;
 mod server;
