@@ -81,7 +81,9 @@ pub struct JobSpec {
     /// The pane's history size in lines. tmux reads `history-limit` from the session when it
     /// creates a pane (it is a session option, 3.2a to 3.7c): the session's value is set, the
     /// pane created and the value put back (unset, or its own value) right after, on the same
-    /// command line. `None`: the session's value.
+    /// command line. tmux 3.7 then gives the pane its session's value again (it applies a
+    /// change to every pane of the session): [`Client::start_job`] reads the pane's limit back
+    /// and refuses the job there. `None`: the session's value.
     pub history_limit: Option<u32>,
     /// Variables set in the pane's environment (`-e NAME=VALUE`, each).
     pub environment: Vec<(String, Vec<u8>)>,
@@ -112,12 +114,15 @@ impl JobSpec {
     }
 }
 
-/// How a job ended.
+/// How a job ended. One of `status` and `signal` is set, or neither when tmux could not tell:
+/// a pane still dead without a status after [`NUDGES`] SIGCHLDs, which is how tmux 3.2a (no
+/// `#{pane_dead_signal}`) shows a gate killed by a signal it does not catch (`KILL`, `HUP`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobExit {
-    /// Its exit status (`exit 7`: 7), when it exited.
+    /// Its exit status (`exit 7`: 7), when it exited with one up to 128.
     pub status: Option<i32>,
-    /// The number of the signal that killed it (`kill -TERM $$`: 15), when one did.
+    /// The number of the signal that killed it (`kill -TERM $$`: 15), when one did, or when
+    /// it exited with `128 + N` (`sh` tells the two apart no better).
     pub signal: Option<i32>,
     /// Every byte it wrote to its terminal, as the terminal gave them to tmux: lines end in
     /// CR LF (the terminal's `onlcr`), escape sequences kept.
@@ -138,7 +143,6 @@ pub struct Job {
     own_window: bool,
     death: oneshot::Receiver<std::result::Result<Death, Failure>>,
     output: JoinHandle<std::io::Result<Vec<u8>>>,
-    out_path: PathBuf,
     removed: bool,
     done: Option<JobExit>,
 }
@@ -168,8 +172,8 @@ impl Job {
     ///
     /// # Errors
     /// [`Error::ConnectionEnded`]; [`Error::UnexpectedReply`] when the pane disappeared
-    /// (killed by someone else: no status to tell) or stayed dead without a status after
-    /// [`NUDGES`] SIGCHLDs; [`Error::Io`] when reading its output failed.
+    /// (killed by someone else: no status to tell); [`Error::Io`] when reading its output
+    /// failed.
     pub async fn wait(&mut self) -> Result<JobExit> {
         if let Some(done) = &self.done {
             return Ok(done.clone());
@@ -197,7 +201,6 @@ impl Job {
                 ));
             }
         };
-        let _ = std::fs::remove_file(&self.out_path);
         let done = JobExit {
             status: death.status,
             signal: death.signal,
@@ -243,7 +246,6 @@ impl Job {
 impl Drop for Job {
     fn drop(&mut self) {
         self.hub.forget(self.pane);
-        let _ = std::fs::remove_file(&self.out_path);
         if self.removed {
             return;
         }
@@ -270,12 +272,25 @@ struct Death {
     signal: Option<i32>,
 }
 
+impl Death {
+    /// What tmux said of the gate: a status `128 + N` (N a signal number) is the command's
+    /// death by signal N, as `sh` reports it.
+    fn of(status: Option<i32>, signal: Option<i32>) -> Death {
+        match (status, signal) {
+            (Some(s), None) if (129..=128 + 64).contains(&s) => Death {
+                status: None,
+                signal: Some(s - 128),
+            },
+            _ => Death { status, signal },
+        }
+    }
+}
+
 /// Why a job's end could not be told.
 #[derive(Debug, Clone)]
 enum Failure {
     Ended(ConnectionEnd),
     Gone,
-    NoStatus,
 }
 
 impl Failure {
@@ -285,12 +300,6 @@ impl Failure {
             Failure::Gone => Error::UnexpectedReply {
                 command: "list-panes".into(),
                 detail: format!("the job's pane {pane} is gone (killed by someone else?)"),
-            },
-            Failure::NoStatus => Error::UnexpectedReply {
-                command: "list-panes".into(),
-                detail: format!(
-                    "the job's pane {pane} is dead but tmux never read its status ({NUDGES} SIGCHLDs sent)"
-                ),
             },
         }
     }
@@ -480,18 +489,22 @@ async fn look(main: &Client, shared: &HubShared, server_pid: i32) -> Result<bool
     for (pane, waiter) in pending.iter_mut() {
         match panes.get(pane) {
             None => ended.push((*pane, Err(Failure::Gone))),
-            Some((_, status, signal)) if status.is_some() || signal.is_some() => ended.push((
-                *pane,
-                Ok(Death {
-                    status: *status,
-                    signal: *signal,
-                }),
-            )),
+            Some((_, status, signal)) if status.is_some() || signal.is_some() => {
+                ended.push((*pane, Ok(Death::of(*status, *signal))))
+            }
             Some((true, _, _)) if waiter.nudges < NUDGES => {
                 waiter.nudges += 1;
                 nudge = true;
             }
-            Some((true, _, _)) => ended.push((*pane, Err(Failure::NoStatus))),
+            // Dead without a status after every nudge: killed by a signal that tmux 3.2a can
+            // not name (it has no #{pane_dead_signal}): neither is known.
+            Some((true, _, _)) => ended.push((
+                *pane,
+                Ok(Death {
+                    status: None,
+                    signal: None,
+                }),
+            )),
             Some((false, _, _)) => {}
         }
     }
@@ -576,11 +589,14 @@ async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// The pane's process: `sh -c GATE CMD GATE_FIFO MARKER`. It waits for the pipe to be set
 /// up (a line on the FIFO), runs the command as its child, writes the end marker to the
 /// terminal, waits for a second line (sent once the marker came through the pipe, so the
-/// terminal is never closed with bytes in flight) and exits with the command's status; a
-/// status above 128, the shell's sign of a child killed by signal `status - 128`, is turned
-/// back into that signal (so `exit 143` reads as SIGTERM too). `INT`, `TERM` and `QUIT` sent
-/// to the process group reach the command; the gate outlives them (a trap that does nothing,
-/// reset to the default in the command).
+/// terminal is never closed with bytes in flight) and exits with the command's `$?`: the
+/// shell's `128 + N` for a command killed by signal N, which [`Job::wait`] reads back as that
+/// signal (so `exit 143` reads as SIGTERM too: `sh` can not tell them apart). The gate always
+/// exits, never dies by the command's signal, because tmux 3.2a has no `#{pane_dead_signal}`.
+/// `INT`, `TERM` and `QUIT` sent to the process group reach the command; the gate outlives
+/// them (a trap that does nothing, reset to the default in the command). Its own standard
+/// error is `/dev/null` (the shell's `Terminated` message about its child), the command's is
+/// the terminal (passed on fd 3).
 const GATE: &str = r#"trap : INT TERM QUIT
 exec 3>&2 2>/dev/null
 read _ < "$1" || exit 125
@@ -588,8 +604,6 @@ read _ < "$1" || exit 125
 s=$?
 printf %s "$2"
 read _ < "$1"
-trap - INT TERM QUIT
-if [ "$s" -gt 128 ]; then kill -$((s - 128)) $$ 2>/dev/null; fi
 exit "$s""#;
 
 /// An OSC sequence no command prints by chance (terminals ignore an unknown one): the job's
@@ -609,7 +623,12 @@ fn read_output(
     marker: &[u8],
     seen: oneshot::Sender<()>,
 ) -> std::io::Result<Vec<u8>> {
-    let mut file = std::fs::File::open(path)?;
+    // The FIFO goes once its writer has it open, or when reading ends: never before (a shell
+    // opening a name already removed would make a plain file of it, and this open would wait
+    // for a writer for ever).
+    let opened = std::fs::File::open(path);
+    let _ = std::fs::remove_file(path);
+    let mut file = opened?;
     let mut bytes = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut seen = Some(seen);
@@ -651,7 +670,9 @@ impl Client {
     ///
     /// # Errors
     /// [`Error::Command`] (e.g. `can't find session`), [`Error::Io`] (the FIFOs of the private
-    /// directory), the connection's errors; those of [`Client::connect`] for the first job.
+    /// directory), [`Error::Refused`] for a `history_limit` the server does not keep (tmux
+    /// 3.7, see [`JobSpec::history_limit`]; nothing is left running), the connection's errors;
+    /// those of [`Client::connect`] for the first job.
     pub async fn start_job(&self, spec: &JobSpec) -> Result<Job> {
         let hub = self.hub().await?;
         let id = self.next_id();
@@ -689,7 +710,6 @@ impl Client {
                 own_window,
                 death,
                 output: reader,
-                out_path: out,
                 removed: false,
                 done: None,
             })
@@ -774,6 +794,26 @@ impl Client {
             let _ = self.run(&cmd).await;
         };
         let pane_target = pane.to_string();
+        if let Some(limit) = spec.history_limit {
+            // tmux 3.7 applies a session's history-limit to every pane of it, at once: a pane
+            // of its own limit can not be had there. Read back rather than guessed by version.
+            let got = self
+                .run(&Command::new("display-message").args([
+                    "-p",
+                    "-t",
+                    &pane_target,
+                    "#{history_limit}",
+                ]))
+                .await;
+            let holds = matches!(&got, Ok(lines) if lines.first().map(Vec::as_slice) == Some(limit.to_string().as_bytes()));
+            if !holds {
+                remove().await;
+                got?;
+                return Err(Error::Refused(
+                    "this tmux gives every pane its session's history-limit (tmux 3.7): a job can not have one of its own; start it in a session of that limit",
+                ));
+            }
+        }
         let mut pipe = b"exec cat > ".to_vec();
         pipe.extend_from_slice(&sh_quote(out.as_os_str().as_bytes()));
         let wake = format!("wait-for -S {}", hub.channel);
