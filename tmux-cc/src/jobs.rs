@@ -1,27 +1,30 @@
 //! Jobs: a shell command line run in a pane of its own, waited for by an event, with its exact
 //! exit status and every byte it wrote to its terminal.
 //!
-//! How (see `docs/design/jobs.md` for the measures behind each step):
-//! - the pane starts on a gate, `sh -c 'read _ < GATE && exec sh -c "$0"' CMD GATE`, that waits
-//!   on a FIFO of the client's private directory: nothing of the command runs before the pane
-//!   is set up;
+//! How (the measures behind each step are in `docs/design/jobs.md`):
+//! - the pane starts on a gate (see `GATE` below) that waits on a FIFO of the client's private
+//!   directory: nothing of the command runs before the pane is set up;
 //! - then, on the pane alone (never globally): `remain-on-exit on`, so that tmux keeps the pane
 //!   and its status; a `pane-died` hook that runs `wait-for -S CHANNEL`, the channel of this
 //!   client's jobs; `pipe-pane -O 'exec cat > OUT'`, another FIFO, read by a thread of this
-//!   process; then the gate opens and the command runs as the pane's process itself (`exec`):
-//!   its status and signal are the pane's;
+//!   process; then the gate opens and runs the command as its child;
+//! - the command ended, the gate writes an end marker (an OSC sequence of its own) and waits:
+//!   the terminal stays open until the marker has come through the pipe, so every byte before
+//!   it has too. tmux itself (3.3a, 3.7c) can close a terminal with bytes still in flight when
+//!   its process exits at once, and `pipe-pane` copies only what tmux read: both lose lines
+//!   otherwise. Then the gate exits with the command's status;
 //! - one task per client (the hub) waits in `wait-for CHANNEL` on a connection of its own and,
 //!   woken, reads every job's `#{pane_dead_status}` and `#{pane_dead_signal}` in one
 //!   `list-panes -a`. tmux keeps a signal sent while nobody waits, so a job that ends between
 //!   two waits is seen at the next one;
-//! - tmux 3.3a built with libutempter can lose the SIGCHLD of a child (its handler replaced
-//!   while a pane is being spawned): the pane is then dead (its terminal ended) but has no
-//!   status and `pane-died` never fires. The hub also looks on a timer while jobs run (20 ms
-//!   after a start, backing off to once a second) and sends SIGCHLD to the server (`#{pid}`)
-//!   when it sees such a pane, which makes tmux reap it; at most [`NUDGES`] times a pane;
-//! - the output is what `pipe-pane` copied: tmux does not end a pane that has a pipe while its
-//!   terminal still holds unread bytes or the pipe has bytes to write, and the reader's end of
-//!   file, once the pane is removed, proves the copy complete.
+//! - tmux fires `pane-died` only once it has the status (it reaps the child on SIGCHLD), and
+//!   tmux 3.3a built with libutempter can lose a SIGCHLD (its handler replaced while another
+//!   pane is being spawned): the pane is then dead (its terminal ended) without a status, and
+//!   no hook fires. So the hub also looks on a timer while jobs run (20 ms after a start,
+//!   backing off to once a second) and sends SIGCHLD to the server (`#{pid}`) when it sees
+//!   such a pane, which makes tmux reap it; at most [`NUDGES`] times a pane;
+//! - [`Job::wait`] removes the pane (its window when it made one): tmux then closes the pipe,
+//!   and the reader's end of file ends the output.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -618,11 +621,7 @@ fn end_marker(id: u64) -> Vec<u8> {
 
 /// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), tells once when
 /// the end marker was read, and returns the bytes without it.
-fn read_output(
-    path: &Path,
-    marker: &[u8],
-    seen: oneshot::Sender<()>,
-) -> std::io::Result<Vec<u8>> {
+fn read_output(path: &Path, marker: &[u8], seen: oneshot::Sender<()>) -> std::io::Result<Vec<u8>> {
     // The FIFO goes once its writer has it open, or when reading ends: never before (a shell
     // opening a name already removed would make a plain file of it, and this open would wait
     // for a writer for ever).
@@ -702,17 +701,17 @@ impl Client {
                     let _ = std::fs::remove_file(&gate);
                 });
                 Ok(Job {
-                client: self.clone(),
-                hub: hub.shared.clone(),
-                window,
-                pane,
-                pid,
-                own_window,
-                death,
-                output: reader,
-                removed: false,
-                done: None,
-            })
+                    client: self.clone(),
+                    hub: hub.shared.clone(),
+                    window,
+                    pane,
+                    pid,
+                    own_window,
+                    death,
+                    output: reader,
+                    removed: false,
+                    done: None,
+                })
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&gate);
@@ -855,15 +854,9 @@ impl Client {
                 .arg(value),
             _ => Command::new("set-option").args(["-u", "-t", target, "history-limit"]),
         };
-        let set = Command::new("set-option").args([
-            "-t",
-            target,
-            "history-limit",
-            &limit.to_string(),
-        ]);
-        let replies = self
-            .group(&[set, create.clone(), restore.clone()])
-            .await?;
+        let set =
+            Command::new("set-option").args(["-t", target, "history-limit", &limit.to_string()]);
+        let replies = self.group(&[set, create.clone(), restore.clone()]).await?;
         if replies.len() < 3 {
             let _ = self.run(&restore).await;
         }

@@ -136,9 +136,7 @@ impl Client {
 
     async fn open_extra(&self, role: &str) -> Result<Client> {
         let mut options = self.inner.extra.options.clone();
-        options.service_session = options
-            .service_session
-            .map(|name| format!("{name}-{role}"));
+        options.service_session = options.service_session.map(|name| format!("{name}-{role}"));
         let client = Client::connect(&self.inner.tmux, &self.inner.socket, options).await?;
         tracing::debug!(socket = %self.inner.socket, role, pid = client.pid(), "extra control connection");
         Ok(client)

@@ -176,7 +176,11 @@ async fn options_are_the_jobs_own() {
     c.run(&Command::new("set-option").args(["-u", "-t", "=j:", "history-limit"]))
         .await
         .unwrap();
-    let follows = one_line(c, &["display-message", "-p", "-t", &probe, "#{history_limit}"]).await
+    let follows = one_line(
+        c,
+        &["display-message", "-p", "-t", &probe, "#{history_limit}"],
+    )
+    .await
         == global_history;
     c.run(&Command::new("kill-pane").args(["-t", &probe]))
         .await
@@ -196,7 +200,10 @@ async fn options_are_the_jobs_own() {
             Ok(job) => (job, "1234".to_string()),
             Err(Error::Refused(_)) if follows => {
                 // Refused, and nothing left behind; without the limit it runs.
-                assert_eq!(c.list_windows("=j", &[]).await.unwrap().len(), windows_before);
+                assert_eq!(
+                    c.list_windows("=j", &[]).await.unwrap().len(),
+                    windows_before
+                );
                 spec.history_limit = None;
                 (c.start_job(&spec).await.unwrap(), global_history.clone())
             }
@@ -204,11 +211,19 @@ async fn options_are_the_jobs_own() {
         };
         let pane = job.pane().to_string();
         assert_eq!(
-            one_line(c, &["show-options", "-p", "-t", &pane, "-v", "remain-on-exit"]).await,
+            one_line(
+                c,
+                &["show-options", "-p", "-t", &pane, "-v", "remain-on-exit"]
+            )
+            .await,
             "on"
         );
         assert_eq!(
-            one_line(c, &["display-message", "-p", "-t", &pane, "#{history_limit}"]).await,
+            one_line(
+                c,
+                &["display-message", "-p", "-t", &pane, "#{history_limit}"]
+            )
+            .await,
             limit
         );
         // Unchanged: the globals, and the session's own history-limit (none set).
@@ -228,12 +243,27 @@ async fn options_are_the_jobs_own() {
         );
         // Another window of the session keeps the session's values.
         assert_eq!(
-            one_line(c, &["display-message", "-p", "-t", "=j:0.0", "#{history_limit}"]).await,
+            one_line(
+                c,
+                &["display-message", "-p", "-t", "=j:0.0", "#{history_limit}"]
+            )
+            .await,
             global_history
         );
         assert_eq!(
-            one_line(c, &["show-options", "-p", "-t", "=j:0.0", "-q", "-v", "remain-on-exit"])
-                .await,
+            one_line(
+                c,
+                &[
+                    "show-options",
+                    "-p",
+                    "-t",
+                    "=j:0.0",
+                    "-q",
+                    "-v",
+                    "remain-on-exit"
+                ]
+            )
+            .await,
             ""
         );
         // Its output holds its environment and directory once it is there.
@@ -284,7 +314,10 @@ async fn wait_for_holds_only_its_connection() {
             })
         };
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(!behind.is_finished(), "a command passed the blocked wait-for");
+        assert!(
+            !behind.is_finished(),
+            "a command passed the blocked wait-for"
+        );
         c.signal(&channel).await.unwrap();
         tokio::time::timeout(Duration::from_secs(5), waiter)
             .await
@@ -360,15 +393,26 @@ async fn measure_plain_methods() {
         let pane = String::from_utf8_lossy(&line[0]).into_owned();
         // (b) attached as soon as the window exists: fails when the pane already ended.
         let piped = c
-            .run(&Command::new("pipe-pane").args(["-O", "-t", &pane]).arg(format!(
-                "cat > '{}'",
-                out.display()
-            )))
+            .run(
+                &Command::new("pipe-pane")
+                    .args(["-O", "-t", &pane])
+                    .arg(format!("cat > '{}'", out.display())),
+            )
             .await
             .is_ok();
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let status = one_line(c, &["display-message", "-p", "-t", &pane, "#{pane_dead}:#{pane_dead_status}"]).await;
+            let status = one_line(
+                c,
+                &[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &pane,
+                    "#{pane_dead}:#{pane_dead_status}",
+                ],
+            )
+            .await;
             if status == "1:0" {
                 break;
             }

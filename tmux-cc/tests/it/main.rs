@@ -4,8 +4,8 @@
 
 mod buffers;
 mod client;
-mod jobs;
 mod common;
+mod jobs;
 mod ops;
 mod server;
 mod versions;
