@@ -4,6 +4,7 @@
 //! The protocol facts and the 3.3a traps it handles are listed in the crate's README ("Control
 //! client"), read in tmux 3.3a's control.c and cmd-queue.c and measured on tmux 3.3a.
 
+mod blocking;
 mod end;
 mod options;
 mod private_dir;
@@ -22,6 +23,7 @@ use tokio::process::Command as ProcessCommand;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
+pub(crate) use blocking::{FOREVER, WeakClient, wait};
 pub use end::ConnectionEnd;
 pub use options::{Attach, ClientFlags, ClientOptions, ServerSocket};
 pub use subscription::{Delivery, Subscription};
@@ -91,6 +93,9 @@ struct Inner {
     /// The server's version (`#{version}`, asked once when connecting) and what it does
     /// differently, set before `connect` returns.
     server: OnceLock<(TmuxVersion, Features)>,
+    /// The options it was made with, and the extra connections opened from them on demand
+    /// (blocking commands, the jobs' events): `client/blocking.rs`.
+    extra: blocking::Extra,
     /// Dropped with the last handle: the child's task then ends the process.
     _close: oneshot::Sender<()>,
 }
@@ -147,6 +152,7 @@ impl Client {
             validate_socket_name(name)?;
         }
         let label = socket.label();
+        let extra = blocking::Extra::new(options.clone());
         let service_session = match (&options.attach, options.service_session) {
             (Attach::Session(_), _) => None,
             (Attach::ServiceSession, Some(name)) => Some(name),
@@ -272,6 +278,7 @@ impl Client {
                 private_dir,
                 counter: AtomicU64::new(0),
                 server: OnceLock::new(),
+                extra,
                 _close: close_tx,
             }),
             timeout: options.command_timeout,

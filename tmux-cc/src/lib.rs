@@ -58,6 +58,7 @@ mod command;
 mod dirs;
 mod error;
 mod exit;
+mod jobs;
 mod ops;
 mod server;
 mod spawn;
@@ -74,6 +75,7 @@ pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
 pub use error::{Error, Result};
 pub use exit::{ExitKind, ServerExit, StopReport, StopStep};
+pub use jobs::{Job, JobExit, JobPlace, JobSpec, NUDGES};
 pub use ops::{
     Capture, DEFAULT_HEIGHT, DEFAULT_WIDTH, NewSession, NewWindow, OptionScope, PaneInfo,
     PaneScope, SessionCreated, SessionInfo, Shape, WindowCreated, WindowInfo, WindowPanes,

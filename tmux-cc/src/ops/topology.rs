@@ -3,8 +3,9 @@
 //! Each listing is one `list-* -a -F` query (or a few in one write), no fork. Names and
 //! commands are read through `#{q:...}` (tmux escapes spaces and shell characters with `\`,
 //! which [`all_fields`] undoes), the path last and raw, so names with spaces and non-UTF-8
-//! paths survive. The client's own hidden service session ([`Client::service_session`]) is
-//! LEFT OUT of every list: it is tmux-cc's, not the user's.
+//! paths survive. The client's own hidden sessions (its service session and those of its extra
+//! connections, [`Client::is_own_session`]) are LEFT OUT of every list: they are tmux-cc's,
+//! not the user's.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -202,7 +203,7 @@ impl Client {
                 return Err(count_error(CMD, 7, line));
             };
             let name = lossy(name);
-            if Some(name.as_str()) == self.service_session() {
+            if self.is_own_session(&name) {
                 continue;
             }
             out.push(SessionInfo {
@@ -223,7 +224,7 @@ impl Client {
         for line in lines {
             let (f, path) =
                 split_fields(line, PANE_FIXED).ok_or_else(|| count_error(CMD, 16, line))?;
-            if Some(lossy(&f[13]).as_str()) == self.service_session() {
+            if self.is_own_session(&lossy(&f[13])) {
                 continue;
             }
             out.push(PaneInfo {
@@ -272,7 +273,7 @@ impl Client {
             else {
                 return Err(count_error(CMD, 11, line));
             };
-            if Some(lossy(session_name).as_str()) == self.service_session() {
+            if self.is_own_session(&lossy(session_name)) {
                 continue;
             }
             let layout_field = |what: &str, text: &[u8]| {

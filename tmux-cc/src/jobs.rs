@@ -1,0 +1,896 @@
+//! Jobs: a shell command line run in a pane of its own, waited for by an event, with its exact
+//! exit status and every byte it wrote to its terminal.
+//!
+//! How (the measures behind each step are in `docs/design/jobs.md`):
+//! - the pane starts on a gate (see `GATE` below) that waits on a FIFO of the client's private
+//!   directory: nothing of the command runs before the pane is set up;
+//! - then, on the pane alone (never globally): `remain-on-exit on`, so that tmux keeps the pane
+//!   and its status; a `pane-died` hook that runs `wait-for -S CHANNEL`, the channel of this
+//!   client's jobs; `pipe-pane -O 'exec cat > OUT'`, another FIFO, read by a thread of this
+//!   process; then the gate opens and runs the command as its child;
+//! - the command ended, the gate writes an end marker (an OSC sequence of its own) and waits:
+//!   the terminal stays open until the marker has come through the pipe, so every byte before
+//!   it has too. tmux itself (3.3a, 3.7c) can close a terminal with bytes still in flight when
+//!   its process exits at once, and `pipe-pane` copies only what tmux read: both lose lines
+//!   otherwise. Then the gate exits with the command's status;
+//! - one task per client (the hub) waits in `wait-for CHANNEL` on a connection of its own and,
+//!   woken, reads every job's `#{pane_dead_status}` and `#{pane_dead_signal}` in one
+//!   `list-panes -a`. tmux keeps a signal sent while nobody waits, so a job that ends between
+//!   two waits is seen at the next one;
+//! - tmux fires `pane-died` only once it has the status (it reaps the child on SIGCHLD), and
+//!   tmux 3.3a built with libutempter can lose a SIGCHLD (its handler replaced while another
+//!   pane is being spawned): the pane is then dead (its terminal ended) without a status, and
+//!   no hook fires. So the hub also looks on a timer while jobs run (20 ms after a start,
+//!   backing off to once a second) and sends SIGCHLD to the server (`#{pid}`) when it sees
+//!   such a pane, which makes tmux reap it; at most [`NUDGES`] times a pane;
+//! - [`Job::wait`] removes the pane (its window when it made one): tmux then closes the pipe,
+//!   and the reader's end of file ends the output.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::client::{Client, ConnectionEnd, FOREVER, WeakClient};
+use crate::command::Command;
+use crate::error::{Error, Result};
+use crate::parse::{PaneId, WindowId};
+
+/// How many times a pane found dead without a status makes the hub send SIGCHLD to the server
+/// before its job fails.
+pub const NUDGES: u32 = 20;
+
+/// When the hub looks at the jobs without being woken: after a start or a look that found
+/// something to do, then each delay in turn, the last one repeated.
+const CHECKS: [Duration; 6] = [
+    Duration::from_millis(20),
+    Duration::from_millis(50),
+    Duration::from_millis(100),
+    Duration::from_millis(200),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+];
+
+/// Where a job runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobPlace {
+    /// A new window (`new-window -d -t TARGET`): a session target ending in `:` (`=work:`) for
+    /// the next free index, or an exact window target for that index. The window is the job's:
+    /// it is removed with the job.
+    NewWindow(String),
+    /// A new pane of an existing window (`split-window -d -t TARGET`, a window or pane target).
+    /// Only that pane is removed with the job.
+    SplitWindow(String),
+}
+
+/// What to run and how: the options are the job's own, set on its pane (and its session for
+/// `history_limit`, for the time of the creation only), never globally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSpec {
+    /// The command line, run by `sh -c` as the pane's process.
+    pub command: Vec<u8>,
+    /// Where.
+    pub place: JobPlace,
+    /// The window's name (`-n`, [`JobPlace::NewWindow`] only); tmux names it after its
+    /// command when `None`.
+    pub name: Option<String>,
+    /// The pane's history size in lines. tmux reads `history-limit` from the session when it
+    /// creates a pane (it is a session option, 3.2a to 3.7c): the session's value is set, the
+    /// pane created and the value put back (unset, or its own value) right after, on the same
+    /// command line. tmux 3.7 then gives the pane its session's value again (it applies a
+    /// change to every pane of the session): [`Client::start_job`] reads the pane's limit back
+    /// and refuses the job there. `None`: the session's value.
+    pub history_limit: Option<u32>,
+    /// Variables set in the pane's environment (`-e NAME=VALUE`, each).
+    pub environment: Vec<(String, Vec<u8>)>,
+    /// The start directory (`-c`).
+    pub directory: Option<PathBuf>,
+}
+
+impl JobSpec {
+    /// `command` in a new window of `target` (e.g. `=work:`), nothing else set.
+    pub fn window(target: impl Into<String>, command: impl AsRef<[u8]>) -> JobSpec {
+        JobSpec::at(JobPlace::NewWindow(target.into()), command)
+    }
+
+    /// `command` in a new pane of window `target` (e.g. `@3`), nothing else set.
+    pub fn pane(target: impl Into<String>, command: impl AsRef<[u8]>) -> JobSpec {
+        JobSpec::at(JobPlace::SplitWindow(target.into()), command)
+    }
+
+    fn at(place: JobPlace, command: impl AsRef<[u8]>) -> JobSpec {
+        JobSpec {
+            command: command.as_ref().to_vec(),
+            place,
+            name: None,
+            history_limit: None,
+            environment: Vec::new(),
+            directory: None,
+        }
+    }
+}
+
+/// How a job ended. One of `status` and `signal` is set, or neither when tmux could not tell:
+/// a pane still dead without a status after [`NUDGES`] SIGCHLDs, which is how tmux 3.2a (no
+/// `#{pane_dead_signal}`) shows a gate killed by a signal it does not catch (`KILL`, `HUP`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobExit {
+    /// Its exit status (`exit 7`: 7), when it exited with one up to 128.
+    pub status: Option<i32>,
+    /// The number of the signal that killed it (`kill -TERM $$`: 15), when one did, or when
+    /// it exited with `128 + N` (`sh` tells the two apart no better).
+    pub signal: Option<i32>,
+    /// Every byte it wrote to its terminal, as the terminal gave them to tmux: lines end in
+    /// CR LF (the terminal's `onlcr`), escape sequences kept.
+    pub output: Vec<u8>,
+}
+
+/// A running (or ended) job: [`Client::start_job`].
+///
+/// Dropped before [`Job::wait`] returned, it removes its pane (its window for
+/// [`JobPlace::NewWindow`]), which ends the command with a SIGHUP if it still runs.
+#[derive(Debug)]
+pub struct Job {
+    client: Client,
+    hub: Arc<HubShared>,
+    window: WindowId,
+    pane: PaneId,
+    pid: u32,
+    own_window: bool,
+    death: oneshot::Receiver<std::result::Result<Death, Failure>>,
+    output: JoinHandle<std::io::Result<Vec<u8>>>,
+    removed: bool,
+    done: Option<JobExit>,
+}
+
+impl Job {
+    /// The job's window (made for it with [`JobPlace::NewWindow`]).
+    pub fn window(&self) -> WindowId {
+        self.window
+    }
+
+    /// The job's pane.
+    pub fn pane(&self) -> PaneId {
+        self.pane
+    }
+
+    /// The pid of the pane's process, the gate that runs the command line as its child (see
+    /// the module's steps), and the id of the pane's process group.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Waits for the job's end, by event (no polling by the caller), then removes its pane
+    /// (its window when it made one) and returns its status and output. The pane goes at
+    /// that point because tmux keeps the pipe to the output's reader open as long as the pane
+    /// exists, and only that pipe's end tells that every byte has been read. A second call
+    /// returns the same answer.
+    ///
+    /// # Errors
+    /// [`Error::ConnectionEnded`]; [`Error::UnexpectedReply`] when the pane disappeared
+    /// (killed by someone else: no status to tell); [`Error::Io`] when reading its output
+    /// failed.
+    pub async fn wait(&mut self) -> Result<JobExit> {
+        if let Some(done) = &self.done {
+            return Ok(done.clone());
+        }
+        let death = match (&mut self.death).await {
+            Ok(Ok(death)) => death,
+            Ok(Err(failure)) => return Err(failure.into_error(self.pane)),
+            Err(_) => {
+                return Err(Error::ConnectionEnded(
+                    self.client.end().unwrap_or(ConnectionEnd::Eof),
+                ));
+            }
+        };
+        if !self.removed {
+            self.remove().await?;
+            self.removed = true;
+        }
+        let output = match (&mut self.output).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(e)) => return Err(Error::io("reading a job's output", e)),
+            Err(e) => {
+                return Err(Error::io(
+                    "reading a job's output",
+                    std::io::Error::other(e.to_string()),
+                ));
+            }
+        };
+        let done = JobExit {
+            status: death.status,
+            signal: death.signal,
+            output,
+        };
+        self.done = Some(done.clone());
+        Ok(done)
+    }
+
+    /// Sends signal `signal` (e.g. 15, SIGTERM) to the job's process group (the pane's: its
+    /// gate and the command). [`Job::wait`] then tells the signal, if the command did not catch
+    /// it.
+    ///
+    /// # Errors
+    /// [`Error::Refused`] once [`Job::wait`] has returned (the pid may belong to another
+    /// process by then) or for a signal number that is not one; [`Error::Io`] when `kill`
+    /// failed.
+    pub fn kill(&self, signal: i32) -> Result<()> {
+        if self.done.is_some() {
+            return Err(Error::Refused("the job has ended"));
+        }
+        let signal = nix::sys::signal::Signal::try_from(signal)
+            .map_err(|_| Error::Refused("not a signal number"))?;
+        let pid = i32::try_from(self.pid).map_err(|_| Error::Refused("no such pid"))?;
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(-pid), signal).map_err(|e| {
+            Error::io(
+                format!("signalling job pid {pid}"),
+                std::io::Error::from_raw_os_error(e as i32),
+            )
+        })
+    }
+
+    async fn remove(&self) -> Result<()> {
+        let cmd = if self.own_window {
+            Command::new("kill-window").args(["-t", &self.window.to_string()])
+        } else {
+            Command::new("kill-pane").args(["-t", &self.pane.to_string()])
+        };
+        self.client.run(&cmd).await.map(drop)
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.hub.forget(self.pane);
+        if self.removed {
+            return;
+        }
+        let client = self.client.clone();
+        let target = if self.own_window {
+            ("kill-window", self.window.to_string())
+        } else {
+            ("kill-pane", self.pane.to_string())
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = client
+                    .run(&Command::new(target.0).args(["-t", &target.1]))
+                    .await;
+            });
+        }
+    }
+}
+
+/// The status part of a job's end.
+#[derive(Debug, Clone, Copy)]
+struct Death {
+    status: Option<i32>,
+    signal: Option<i32>,
+}
+
+impl Death {
+    /// What tmux said of the gate: a status `128 + N` (N a signal number) is the command's
+    /// death by signal N, as `sh` reports it.
+    fn of(status: Option<i32>, signal: Option<i32>) -> Death {
+        match (status, signal) {
+            (Some(s), None) if (129..=128 + 64).contains(&s) => Death {
+                status: None,
+                signal: Some(s - 128),
+            },
+            _ => Death { status, signal },
+        }
+    }
+}
+
+/// Why a job's end could not be told.
+#[derive(Debug, Clone)]
+enum Failure {
+    Ended(ConnectionEnd),
+    Gone,
+}
+
+impl Failure {
+    fn into_error(self, pane: PaneId) -> Error {
+        match self {
+            Failure::Ended(end) => Error::ConnectionEnded(end),
+            Failure::Gone => Error::UnexpectedReply {
+                command: "list-panes".into(),
+                detail: format!("the job's pane {pane} is gone (killed by someone else?)"),
+            },
+        }
+    }
+}
+
+/// The jobs of one client, waited for together by one task.
+pub(crate) struct Hub {
+    channel: String,
+    shared: Arc<HubShared>,
+    task: JoinHandle<()>,
+}
+
+#[derive(Debug)]
+struct HubShared {
+    pending: Mutex<HashMap<PaneId, Waiter>>,
+    kick: Notify,
+}
+
+#[derive(Debug)]
+struct Waiter {
+    tx: oneshot::Sender<std::result::Result<Death, Failure>>,
+    nudges: u32,
+}
+
+impl HubShared {
+    fn forget(&self, pane: PaneId) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&pane);
+    }
+
+    fn fail_all(&self, failure: Failure) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, waiter) in pending.drain() {
+            let _ = waiter.tx.send(Err(failure.clone()));
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Hub {
+    /// Starts the task waiting on `events` (a connection of its own), which reads the jobs'
+    /// states on `main`'s connection (without keeping it alive).
+    pub(crate) async fn start(main: &Client, events: Client) -> Result<Hub> {
+        let lines = main
+            .run(&Command::new("display-message").args(["-p", "#{pid}"]))
+            .await?;
+        let said = lines
+            .first()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .unwrap_or_default();
+        let server_pid: i32 = said.trim().parse().map_err(|_| Error::UnexpectedReply {
+            command: "display-message".into(),
+            detail: format!("#{{pid}} is {said:?}"),
+        })?;
+        // Unique to this connection (the pid of its `tmux -C` process), in either attach mode.
+        let channel = format!("tmux-cc-{}-jobs", main.pid());
+        let shared = Arc::new(HubShared {
+            pending: Mutex::new(HashMap::new()),
+            kick: Notify::new(),
+        });
+        let task = tokio::spawn(run(
+            events,
+            main.downgrade(),
+            channel.clone(),
+            shared.clone(),
+            server_pid,
+        ));
+        Ok(Hub {
+            channel,
+            shared,
+            task,
+        })
+    }
+
+    fn register(&self, pane: PaneId) -> oneshot::Receiver<std::result::Result<Death, Failure>> {
+        let (tx, rx) = oneshot::channel();
+        self.shared
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(pane, Waiter { tx, nudges: 0 });
+        self.shared.kick.notify_one();
+        rx
+    }
+}
+
+async fn run(
+    events: Client,
+    main: WeakClient,
+    channel: String,
+    shared: Arc<HubShared>,
+    server_pid: i32,
+) {
+    let waiter = events.with_timeout(FOREVER);
+    let wait = || {
+        let waiter = waiter.clone();
+        let channel = channel.clone();
+        async move { crate::client::wait(&waiter, &channel).await }
+    };
+    let mut woken = Box::pin(wait());
+    let mut step = 0usize;
+    loop {
+        let idle = shared
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty();
+        let delay = CHECKS[step.min(CHECKS.len() - 1)];
+        tokio::select! {
+            result = &mut woken => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "the jobs' event connection failed");
+                    let end = match e {
+                        Error::ConnectionEnded(end) => end,
+                        other => ConnectionEnd::WriteFailed(other.to_string()),
+                    };
+                    shared.fail_all(Failure::Ended(end));
+                    return;
+                }
+                woken = Box::pin(wait());
+                step = 0;
+            }
+            _ = shared.kick.notified() => {
+                step = 0;
+                continue;
+            }
+            _ = tokio::time::sleep(delay), if !idle => {
+                step += 1;
+            }
+        }
+        let Some(main) = main.upgrade() else {
+            return;
+        };
+        match look(&main, &shared, server_pid).await {
+            Ok(true) => step = 0,
+            Ok(false) => {}
+            Err(Error::ConnectionEnded(end)) => {
+                shared.fail_all(Failure::Ended(end));
+                return;
+            }
+            Err(e) => tracing::debug!(error = %e, "reading the jobs' panes failed"),
+        }
+    }
+}
+
+/// Reads every pane's state once and ends the jobs whose pane has a status; nudges the server
+/// for a pane dead without one. True when it ended or nudged something.
+async fn look(main: &Client, shared: &HubShared, server_pid: i32) -> Result<bool> {
+    let lines = main
+        .run(&Command::new("list-panes").args([
+            "-a",
+            "-F",
+            "#{pane_id} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+        ]))
+        .await?;
+    let mut panes = HashMap::new();
+    for line in &lines {
+        let text = String::from_utf8_lossy(line);
+        let mut fields = text.split(' ');
+        let (Some(id), Some(dead), Some(status), Some(signal)) =
+            (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let Ok(id) = PaneId::from_str(id) else {
+            continue;
+        };
+        panes.insert(
+            id,
+            (
+                dead == "1",
+                status.parse::<i32>().ok(),
+                parse_signal(signal),
+            ),
+        );
+    }
+    let mut acted = false;
+    let mut nudge = false;
+    let mut pending = shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ended = Vec::new();
+    for (pane, waiter) in pending.iter_mut() {
+        match panes.get(pane) {
+            None => ended.push((*pane, Err(Failure::Gone))),
+            Some((_, status, signal)) if status.is_some() || signal.is_some() => {
+                ended.push((*pane, Ok(Death::of(*status, *signal))))
+            }
+            Some((true, _, _)) if waiter.nudges < NUDGES => {
+                waiter.nudges += 1;
+                nudge = true;
+            }
+            // Dead without a status after every nudge: killed by a signal that tmux 3.2a can
+            // not name (it has no #{pane_dead_signal}): neither is known.
+            Some((true, _, _)) => ended.push((
+                *pane,
+                Ok(Death {
+                    status: None,
+                    signal: None,
+                }),
+            )),
+            Some((false, _, _)) => {}
+        }
+    }
+    for (pane, result) in ended {
+        if let Some(waiter) = pending.remove(&pane) {
+            let _ = waiter.tx.send(result);
+            acted = true;
+        }
+    }
+    drop(pending);
+    if nudge {
+        tracing::debug!(
+            server_pid,
+            "a job's pane is dead without a status: SIGCHLD to the server"
+        );
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(server_pid),
+            nix::sys::signal::Signal::SIGCHLD,
+        );
+        acted = true;
+    }
+    Ok(acted)
+}
+
+/// `#{pane_dead_signal}`: a number where the system has no signal names (Linux), a name
+/// (`TERM` or `term`) where it has (the BSDs, macOS).
+fn parse_signal(text: &str) -> Option<i32> {
+    if text.is_empty() {
+        return None;
+    }
+    if let Ok(n) = text.parse() {
+        return Some(n);
+    }
+    let name = format!("SIG{}", text.to_ascii_uppercase());
+    nix::sys::signal::Signal::from_str(&name)
+        .ok()
+        .map(|s| s as i32)
+}
+
+/// `text` as one word of `sh`, single-quoted.
+fn sh_quote(text: &[u8]) -> Vec<u8> {
+    let mut out = vec![b'\''];
+    for &b in text {
+        if b == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+fn make_fifo(path: &Path) -> Result<()> {
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).map_err(|e| {
+        Error::io(
+            format!("creating the FIFO {}", path.display()),
+            std::io::Error::from_raw_os_error(e as i32),
+        )
+    })
+}
+
+/// Opens the FIFO `path` for writing once its reader has it open (a non-blocking open fails
+/// with ENXIO until then), within 10 s, and writes `bytes`.
+async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(mut file) => return file.write_all(bytes),
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The pane's process: `sh -c GATE CMD GATE_FIFO MARKER`. It waits for the pipe to be set
+/// up (a line on the FIFO), runs the command as its child, writes the end marker to the
+/// terminal, waits for a second line (sent once the marker came through the pipe, so the
+/// terminal is never closed with bytes in flight) and exits with the command's `$?`: the
+/// shell's `128 + N` for a command killed by signal N, which [`Job::wait`] reads back as that
+/// signal (so `exit 143` reads as SIGTERM too: `sh` can not tell them apart). The gate always
+/// exits, never dies by the command's signal, because tmux 3.2a has no `#{pane_dead_signal}`.
+/// `INT`, `TERM` and `QUIT` sent to the process group reach the command; the gate outlives
+/// them (a trap that does nothing, reset to the default in the command). Its own standard
+/// error is `/dev/null` (the shell's `Terminated` message about its child), the command's is
+/// the terminal (passed on fd 3).
+const GATE: &str = r#"trap : INT TERM QUIT
+exec 3>&2 2>/dev/null
+read _ < "$1" || exit 125
+(exec 2>&3 3>&-; trap - INT TERM QUIT; exec sh -c "$0")
+s=$?
+printf %s "$2"
+read _ < "$1"
+exit "$s""#;
+
+/// An OSC sequence no command prints by chance (terminals ignore an unknown one): the job's
+/// number, this process's pid and the time.
+fn end_marker(id: u64) -> Vec<u8> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("\x1b]tmux-cc-end;{}-{id}-{nanos}\x07", std::process::id()).into_bytes()
+}
+
+/// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), tells once when
+/// the end marker was read, and returns the bytes without it.
+fn read_output(path: &Path, marker: &[u8], seen: oneshot::Sender<()>) -> std::io::Result<Vec<u8>> {
+    // The FIFO goes once its writer has it open, or when reading ends: never before (a shell
+    // opening a name already removed would make a plain file of it, and this open would wait
+    // for a writer for ever).
+    let opened = std::fs::File::open(path);
+    let _ = std::fs::remove_file(path);
+    let mut file = opened?;
+    let mut bytes = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut seen = Some(seen);
+    let mut at = None;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&buf[..n]);
+        if at.is_none() {
+            let from = bytes.len().saturating_sub(n + marker.len());
+            if let Some(pos) = memchr::memmem::find(&bytes[from..], marker) {
+                at = Some(from + pos);
+                if let Some(seen) = seen.take() {
+                    let _ = seen.send(());
+                }
+            }
+        }
+    }
+    if let Some(pos) = at {
+        bytes.drain(pos..pos + marker.len());
+    }
+    Ok(bytes)
+}
+
+/// What `new-window`/`split-window` printed.
+const CREATED: &str = "#{window_id} #{pane_id} #{pane_pid}";
+
+impl Client {
+    /// Starts a job: `spec.command` run by `sh -c` in a new window or pane, with the job's own
+    /// options (see [`JobSpec`]; the steps in the module `jobs.rs`). Returns once the command
+    /// runs, its pane set up so that its end is an event and its output complete.
+    ///
+    /// The first job of a client opens the connection its jobs' events come on (kept with the
+    /// client, as [`Client::blocking`]'s).
+    ///
+    /// # Errors
+    /// [`Error::Command`] (e.g. `can't find session`), [`Error::Io`] (the FIFOs of the private
+    /// directory), [`Error::Refused`] for a `history_limit` the server does not keep (tmux
+    /// 3.7, see [`JobSpec::history_limit`]; nothing is left running), the connection's errors;
+    /// those of [`Client::connect`] for the first job.
+    pub async fn start_job(&self, spec: &JobSpec) -> Result<Job> {
+        let hub = self.hub().await?;
+        let id = self.next_id();
+        let gate = self.private_dir().join(format!("job-{id}.gate"));
+        let out = self.private_dir().join(format!("job-{id}.out"));
+        make_fifo(&gate)?;
+        if let Err(e) = make_fifo(&out) {
+            let _ = std::fs::remove_file(&gate);
+            return Err(e);
+        }
+        let marker = end_marker(id);
+        let (seen_tx, seen_rx) = oneshot::channel();
+        let reader = {
+            let (out, marker) = (out.clone(), marker.clone());
+            tokio::task::spawn_blocking(move || read_output(&out, &marker, seen_tx))
+        };
+        let result = self.set_up(spec, hub, &gate, &out, &marker).await;
+        match result {
+            Ok((window, pane, pid, own_window, death)) => {
+                // The command has ended once its end marker came through the pipe: every
+                // byte before it has too. Then the gate may exit (with the command's status).
+                let gate = gate.clone();
+                tokio::spawn(async move {
+                    if seen_rx.await.is_ok() {
+                        let _ = write_fifo(&gate, b"\n").await;
+                    }
+                    let _ = std::fs::remove_file(&gate);
+                });
+                Ok(Job {
+                    client: self.clone(),
+                    hub: hub.shared.clone(),
+                    window,
+                    pane,
+                    pid,
+                    own_window,
+                    death,
+                    output: reader,
+                    removed: false,
+                    done: None,
+                })
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&gate);
+                // Ends the reader's wait for a writer: it reads an end of file at once.
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&out);
+                let _ = std::fs::remove_file(&out);
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    async fn set_up(
+        &self,
+        spec: &JobSpec,
+        hub: &Hub,
+        gate: &Path,
+        out: &Path,
+        marker: &[u8],
+    ) -> Result<(
+        WindowId,
+        PaneId,
+        u32,
+        bool,
+        oneshot::Receiver<std::result::Result<Death, Failure>>,
+    )> {
+        let (verb, target, own_window) = match &spec.place {
+            JobPlace::NewWindow(target) => ("new-window", target, true),
+            JobPlace::SplitWindow(target) => ("split-window", target, false),
+        };
+        let mut create = Command::new(verb).args(["-d", "-P", "-F", CREATED, "-t", target]);
+        if own_window {
+            create = create.opt("-n", spec.name.as_deref());
+        }
+        if let Some(dir) = &spec.directory {
+            create = create.arg("-c").arg(dir.as_os_str().as_bytes());
+        }
+        for (name, value) in &spec.environment {
+            let mut pair = name.as_bytes().to_vec();
+            pair.push(b'=');
+            pair.extend_from_slice(value);
+            create = create.arg("-e").arg(pair);
+        }
+        create = create
+            .args(["--", "sh", "-c", GATE])
+            .arg(&spec.command)
+            .arg(gate.as_os_str().as_bytes())
+            .arg(marker);
+
+        let reply = match spec.history_limit {
+            None => self.run(&create).await?,
+            Some(limit) => self.create_with_history(target, limit, &create).await?,
+        };
+        let line = reply
+            .first()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .unwrap_or_default();
+        let parts: Vec<&str> = line.split(' ').collect();
+        let bad = || Error::UnexpectedReply {
+            command: verb.to_string(),
+            detail: format!("expected `{CREATED}`, got {line:?}"),
+        };
+        let [window, pane, pid] = parts[..] else {
+            return Err(bad());
+        };
+        let window = WindowId::from_str(window).map_err(|_| bad())?;
+        let pane = PaneId::from_str(pane).map_err(|_| bad())?;
+        let pid: u32 = pid.parse().map_err(|_| bad())?;
+
+        let remove = || async {
+            let cmd = if own_window {
+                Command::new("kill-window").args(["-t", &window.to_string()])
+            } else {
+                Command::new("kill-pane").args(["-t", &pane.to_string()])
+            };
+            let _ = self.run(&cmd).await;
+        };
+        let pane_target = pane.to_string();
+        if let Some(limit) = spec.history_limit {
+            // tmux 3.7 applies a session's history-limit to every pane of it, at once: a pane
+            // of its own limit can not be had there. Read back rather than guessed by version.
+            let got = self
+                .run(&Command::new("display-message").args([
+                    "-p",
+                    "-t",
+                    &pane_target,
+                    "#{history_limit}",
+                ]))
+                .await;
+            let holds = matches!(&got, Ok(lines) if lines.first().map(Vec::as_slice) == Some(limit.to_string().as_bytes()));
+            if !holds {
+                remove().await;
+                got?;
+                return Err(Error::Refused(
+                    "this tmux gives every pane its session's history-limit (tmux 3.7): a job can not have one of its own; start it in a session of that limit",
+                ));
+            }
+        }
+        let mut pipe = b"exec cat > ".to_vec();
+        pipe.extend_from_slice(&sh_quote(out.as_os_str().as_bytes()));
+        let wake = format!("wait-for -S {}", hub.channel);
+        let setup = [
+            Command::new("set-option").args(["-p", "-t", &pane_target, "remain-on-exit", "on"]),
+            Command::new("set-hook").args(["-p", "-t", &pane_target, "pane-died", &wake]),
+            Command::new("pipe-pane")
+                .args(["-O", "-t", &pane_target])
+                .arg(pipe),
+        ];
+        if let Err(e) = self.input_ok(&setup).await {
+            remove().await;
+            return Err(e);
+        }
+        let death = hub.register(pane);
+        if let Err(e) = write_fifo(gate, b"\n").await {
+            hub.shared.forget(pane);
+            remove().await;
+            return Err(Error::io("opening a job's gate", e));
+        }
+        Ok((window, pane, pid, own_window, death))
+    }
+
+    /// `create` with the session's `history-limit` at `limit`, put back right after: one
+    /// command line (nothing of another client between), then the value put back again on a
+    /// line of its own should the creation have failed (which ends the line).
+    async fn create_with_history(
+        &self,
+        target: &str,
+        limit: u32,
+        create: &Command,
+    ) -> Result<Vec<Vec<u8>>> {
+        let before = self
+            .run(&Command::new("show-options").args(["-q", "-v", "-t", target, "history-limit"]))
+            .await?;
+        let restore = match before.first() {
+            Some(value) if !value.is_empty() => Command::new("set-option")
+                .args(["-t", target, "history-limit"])
+                .arg(value),
+            _ => Command::new("set-option").args(["-u", "-t", target, "history-limit"]),
+        };
+        let set =
+            Command::new("set-option").args(["-t", target, "history-limit", &limit.to_string()]);
+        let replies = self.group(&[set, create.clone(), restore.clone()]).await?;
+        if replies.len() < 3 {
+            let _ = self.run(&restore).await;
+        }
+        let mut replies = replies.into_iter();
+        let set_reply = replies.next();
+        if let Some(reply) = set_reply.filter(|r| !r.success) {
+            return crate::client::into_output("set-option", reply);
+        }
+        match replies.next() {
+            Some(reply) => crate::client::into_output(create.name(), reply),
+            None => Err(Error::UnexpectedReply {
+                command: create.name().to_string(),
+                detail: "no reply".into(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_by_number_or_name() {
+        assert_eq!(parse_signal(""), None);
+        assert_eq!(parse_signal("15"), Some(15));
+        assert_eq!(parse_signal("TERM"), Some(15));
+        assert_eq!(parse_signal("kill"), Some(9));
+        assert_eq!(parse_signal("nonsense"), None);
+    }
+
+    #[test]
+    fn sh_quote_keeps_quotes() {
+        assert_eq!(sh_quote(b"/a b/it's"), b"'/a b/it'\\''s'".to_vec());
+    }
+}
