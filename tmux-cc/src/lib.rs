@@ -16,6 +16,25 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Examples
+//! Programs a user would write, each runnable as it is (`cargo run -p tmux-cc --example NAME`):
+//! - `tail` (`-- -L SOCKET -t TARGET`, or `-- CMD...`): a pane's bytes to standard output as
+//!   it prints them, with flow control, until the pane goes ([`Client::stream`]).
+//! - `jobs` (`-- 'CMD' 'CMD' ...`): shell command lines run in parallel, each one's exit
+//!   status or signal and its every byte of output ([`Client::start_job`]).
+//! - `watch` (`-- -L SOCKET`): attaches to a running server as it is and prints its
+//!   topology, then every change as it happens ([`Topology`]).
+//! - `roundtrip`, `job_loss`: a file through tmux's buffers and a paste; how often tmux
+//!   itself loses the output of a fast exit.
+//!
+//! # Connections
+//! Never a fork per call; one connection for commands, more only where a blocking command or
+//! a stream needs one. A [`Client`] is one `tmux -C` process whose commands tmux runs in
+//! order, so a command that waits (`wait-for`, `run-shell` without `-b`) would hold up every
+//! command after it: those go on [`Client::blocking`], a second connection opened once on
+//! demand, and each [`PaneStream`] has a connection of its own, so that a stalled reader never
+//! holds up a reply. The README lists them.
+//!
 //! # Layout
 //! - [`parse`]: the control-mode parser, pure and incremental (bytes in, events out), and
 //!   [`parse::Layout`], tmux's window layout strings as a tree.
@@ -24,8 +43,11 @@
 //!   pid, exit waited once for many waiters, a stop that tells which step was needed.
 //! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
 //!   their replies in order, a timeout per command, notifications, its end reported once;
-//!   under `client/`: its options, its end, the state its tasks share, the reader and writer
-//!   tasks, and its private directory.
+//!   under `client/`: its options (where and how it attaches), its end, the state its tasks
+//!   share, the reader and writer tasks, its private directory, the [`Subscription`] of
+//!   notifications, and `blocking` (the extra connections, opened on demand).
+//! - [`Job`] (`jobs.rs`): a command line in a pane of its own, its status and complete output
+//!   by event (docs/design/jobs.md).
 //! - [`PaneStream`] (`stream.rs`): one pane's output as a bounded stream, on a control
 //!   connection of its own, with tmux's pause-after flow control and a resync by capture;
 //!   see docs/design/engine-streams.md.
