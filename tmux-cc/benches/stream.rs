@@ -129,6 +129,64 @@ async fn through_pipe_pane(client: &Client, file: &Path, out: &Path) -> Duration
     took
 }
 
+/// The ceiling of any control-mode reader: a bare `tmux -C attach-session` of the pane's
+/// session (output on, `pause-after` 60 s, as a stream's connection attaches), its output read
+/// in 64 KiB chunks and only counted: the payload of each `%extended-output` line, less 3
+/// bytes for each `\ooo` escape (tmux escapes every `\` too, so each one starts an escape).
+/// No event, no channel, no copy of the data.
+async fn through_bare_control(client: &Client, socket: &str, file: &Path) -> Duration {
+    use tokio::io::AsyncReadExt;
+    let name = next_name("c");
+    pane(client, &name, &format!("cat '{}'", file.display())).await;
+    let mut child = tokio::process::Command::new(tmux_on_path())
+        .args(["-u", "-L", socket, "-C", "attach-session", "-t"])
+        .arg(format!("={name}"))
+        .args(["-f", "ignore-size,pause-after=60"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = vec![0u8; 64 * 1024];
+    // Bytes of a line not yet ended.
+    let mut line: Vec<u8> = Vec::new();
+    let mut attached = false;
+    let mut got = 0usize;
+    let mut start = Instant::now();
+    while got < SIZE {
+        let n = stdout.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the bare control client ended after {got} bytes");
+        let mut rest = &buf[..n];
+        while let Some(lf) = memchr::memchr(b'\n', rest) {
+            line.extend_from_slice(&rest[..lf]);
+            rest = &rest[lf + 1..];
+            if line.starts_with(b"%extended-output ") {
+                if let Some(colon) = memchr::memmem::find(&line, b" : ") {
+                    let payload = &line[colon + 3..];
+                    got += payload.len() - 3 * memchr::memchr_iter(b'\\', payload).count();
+                }
+            } else if !attached && line.starts_with(b"%session-changed") {
+                // Attached: the clock starts, and the pane may print.
+                attached = true;
+                start = Instant::now();
+                go(client, &name).await;
+            }
+            line.clear();
+        }
+        line.extend_from_slice(rest);
+    }
+    let took = start.elapsed();
+    assert_eq!(got, SIZE);
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+    client
+        .run(&Command::new("kill-session").args(["-t", &format!("={name}")]))
+        .await
+        .unwrap();
+    took
+}
+
 async fn latencies(client: &Client, n: usize) -> Vec<Duration> {
     let name = next_name("l");
     let pane = pane(client, &name, "while :; do date +%s%N; sleep 0.01; done").await;
@@ -218,6 +276,18 @@ fn main() {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         total += through_stream(&client, &file).await;
+                    }
+                    total
+                }
+            })
+        });
+        group.bench_function("bare tmux -C (ceiling of control mode)", |b| {
+            b.to_async(&rt).iter_custom(|iters| {
+                let (client, file, socket) = (client.clone(), file.clone(), guard.socket.clone());
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += through_bare_control(&client, &socket, &file).await;
                     }
                     total
                 }

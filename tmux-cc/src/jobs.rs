@@ -20,8 +20,8 @@
 //! - tmux fires `pane-died` only once it has the status (it reaps the child on SIGCHLD), and
 //!   tmux 3.3a built with libutempter can lose a SIGCHLD (its handler replaced while another
 //!   pane is being spawned): the pane is then dead (its terminal ended) without a status, and
-//!   no hook fires. So the hub also looks on a timer while jobs run (20 ms after a start,
-//!   backing off to once a second) and sends SIGCHLD to the server (`#{pid}`) when it sees
+//!   no hook fires. So the hub also looks on a timer while jobs run (2 ms after a start and
+//!   after a gate is let go to exit, backing off to once a second) and sends SIGCHLD to the server (`#{pid}`) when it sees
 //!   such a pane, which makes tmux reap it; at most [`NUDGES`] times a pane;
 //! - [`Job::wait`] removes the pane (its window when it made one): tmux then closes the pipe,
 //!   and the reader's end of file ends the output.
@@ -49,7 +49,10 @@ pub const NUDGES: u32 = 20;
 
 /// When the hub looks at the jobs without being woken: after a start or a look that found
 /// something to do, then each delay in turn, the last one repeated.
-const CHECKS: [Duration; 6] = [
+const CHECKS: [Duration; 9] = [
+    Duration::from_millis(2),
+    Duration::from_millis(5),
+    Duration::from_millis(10),
     Duration::from_millis(20),
     Duration::from_millis(50),
     Duration::from_millis(100),
@@ -695,9 +698,12 @@ impl Client {
                 // The command has ended once its end marker came through the pipe: every
                 // byte before it has too. Then the gate may exit (with the command's status).
                 let gate = gate.clone();
+                let shared = hub.shared.clone();
                 tokio::spawn(async move {
-                    if seen_rx.await.is_ok() {
-                        let _ = write_fifo(&gate, b"\n").await;
+                    if seen_rx.await.is_ok() && write_fifo(&gate, b"\n").await.is_ok() {
+                        // The gate exits now: the hub looks again within milliseconds, so
+                        // that a lost SIGCHLD costs a nudge, not the wait of its timer.
+                        shared.kick.notify_one();
                     }
                     let _ = std::fs::remove_file(&gate);
                 });
