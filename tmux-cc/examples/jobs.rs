@@ -6,12 +6,15 @@
 //! ```
 //! Starts a private tmux server (`-L tmux-cc-jobs-PID`, the `tmux` on PATH), one session, then
 //! every argument as a job in a window of its own, all at once; waits for each by its event,
-//! prints `[N] exit STATUS` (or `[N] signal NUMBER`) and its output (the terminal's CR LF line
-//! ends shown as LF), and stops the server. Exits 1 if a job could not be run.
+//! prints, as each one ends, `[N] exit STATUS` (or `[N] signal NUMBER`; N its place among the
+//! arguments, from 0) and its output (the terminal's CR LF line ends shown as LF), and stops
+//! the server. Exits 1 if a job could not be run; on Ctrl-C or SIGTERM, stops the server (the
+//! jobs still running end with it) and exits 130.
 
 use std::process::ExitCode;
 
-use futures::future::join_all;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
 use tmux_cc::{ClientOptions, JobSpec, NewSession, Server};
 
 #[tokio::main]
@@ -29,9 +32,32 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = run(&server, &commands).await;
+    // Ctrl-C or SIGTERM: the jobs done are printed already; the server is stopped (its
+    // running jobs with it) and its socket removed, as at a normal end.
+    let code = tokio::select! {
+        code = run(&server, &commands) => code,
+        signal = interrupted() => {
+            eprintln!("jobs: {signal}: stopping the tmux server and the jobs still running");
+            ExitCode::from(130)
+        }
+    };
     let _ = server.stop().await;
     code
+}
+
+/// Waits for SIGINT or SIGTERM and names it.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "interrupted",
+        _ = term.recv() => "terminated",
+    }
 }
 
 async fn run(server: &Server, commands: &[String]) -> ExitCode {
@@ -46,17 +72,26 @@ async fn run(server: &Server, commands: &[String]) -> ExitCode {
         eprintln!("new-session: {e}");
         return ExitCode::FAILURE;
     }
-    let runs = commands.iter().map(|command| {
-        let client = client.clone();
-        async move {
-            let mut job = client
-                .start_job(&JobSpec::window("=jobs:", command))
-                .await?;
-            job.wait().await
-        }
-    });
+    // Each job is printed as it ends, labelled with its place on the command line.
+    let mut runs: FuturesUnordered<_> = commands
+        .iter()
+        .enumerate()
+        .map(|(n, command)| {
+            let client = client.clone();
+            async move {
+                let result = async {
+                    let mut job = client
+                        .start_job(&JobSpec::window("=jobs:", command))
+                        .await?;
+                    job.wait().await
+                }
+                .await;
+                (n, command, result)
+            }
+        })
+        .collect();
     let mut code = ExitCode::SUCCESS;
-    for (n, (command, result)) in commands.iter().zip(join_all(runs).await).enumerate() {
+    while let Some((n, command, result)) = runs.next().await {
         match result {
             Ok(exit) => {
                 match (exit.status, exit.signal) {

@@ -14,7 +14,10 @@
 //! LF to CR LF). When standard output is slower than the pane, tmux pauses the pane for the
 //! stream: `tail: paused` and `tail: resynced` go to standard error, and the pane's screen
 //! at the point where the output resumes goes to standard output between them. Exits 0 when
-//! the pane went, 2 on an error.
+//! the pane went, 2 on an error (Ctrl-C or SIGTERM included: the private server is stopped).
+//! With `-t`, a pane whose program exits may lose its last output on the way (tmux drops
+//! what it has not yet sent of a pane that closes: see `PaneStream`); with `CMD`, the pane
+//! stays until every byte is delivered.
 
 use std::error::Error;
 use std::io::Write;
@@ -73,8 +76,8 @@ async fn run(cmd: &[String]) -> Result<(), Box<dyn Error>> {
         let client = server.connect(ClientOptions::default()).await?;
         let go = format!("tail-go-{}", std::process::id());
         let mut session = NewSession::new("tail");
-        // `$0` is the tmux program: inside the pane it finds its server through $TMUX. The
-        // pane stays once CMD is done, and says so in a pane option: tmux 3.3a closes the
+        // `$1` is the tmux program (inside the pane it finds its server through $TMUX), `$0`
+        // names the shell in its messages ("tail: 1: CMD: not found"). The pane stays once CMD is done, and says so in a pane option: tmux 3.3a closes the
         // terminal of a pane whose program exited without reading what is left on it (3.7c
         // reads it first), and a session going ends the stream's connection, whose queued
         // output tmux then drops.
@@ -82,30 +85,55 @@ async fn run(cmd: &[String]) -> Result<(), Box<dyn Error>> {
             b"sh".to_vec(),
             b"-c".to_vec(),
             format!(
-                "\"$0\" wait-for {go} && \"$@\"; \"$0\" set-option -p -t \"$TMUX_PANE\" @tail-done 1; \
-                 exec sleep 2147483647"
+                "t=\"$1\"; shift; \"$t\" wait-for {go} && \"$@\"; \
+                 \"$t\" set-option -p -t \"$TMUX_PANE\" @tail-done 1; exec sleep 2147483647"
             )
             .into_bytes(),
+            b"tail".to_vec(),
             server.tmux().as_os_str().as_encoded_bytes().to_vec(),
         ];
         command.extend(cmd.iter().map(|a| a.as_bytes().to_vec()));
         session.command = command;
         let created = client.new_session(&session).await?;
         tail(&client, created.pane, Some(go)).await
-    }
-    .await;
+    };
+    // Ctrl-C or SIGTERM: the server is stopped (CMD with it) and its socket removed.
+    let result = tokio::select! {
+        result = result => result,
+        signal = interrupted() => Err(format!("{signal}: the tmux server and CMD stopped").into()),
+    };
     server.stop().await?;
     result
+}
+
+/// Waits for SIGINT or SIGTERM and names it.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "interrupted",
+        _ = term.recv() => "terminated",
+    }
 }
 
 async fn pane_of(client: &Client, target: &str) -> Result<PaneId, Box<dyn Error>> {
     let lines = client
         .run(&Command::new("display-message").args(["-p", "-t", target, "#{pane_id}"]))
         .await?;
+    // tmux 3.3a prints nothing, rather than an error, for a target that names no pane.
     let id = lines
         .first()
-        .map(|l| String::from_utf8_lossy(l).into_owned());
-    Ok(id.unwrap_or_default().parse()?)
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .unwrap_or_default();
+    if id.is_empty() {
+        return Err(format!("can't find pane: {target}").into());
+    }
+    Ok(id.parse()?)
 }
 
 /// Streams `pane` to standard output; `go` is the wait-for channel that starts its program,
@@ -169,7 +197,11 @@ async fn tail(client: &Client, pane: PaneId, go: Option<String>) -> Result<(), B
             }
             StreamItem::End(tmux_cc::StreamEnd::Finished) => break,
             StreamItem::End(why) => {
-                eprintln!("tail: the stream ended: {why:?}");
+                // tmux drops what it had not yet sent of a closing pane (see StreamEnd).
+                eprintln!(
+                    "tail: the stream ended: {why:?}; the pane's last output may be missing \
+                     (tmux drops what it has not yet sent of a pane that closes)"
+                );
                 break;
             }
         }

@@ -7,8 +7,9 @@
 //! PATH, or `$TMUX_CC_TMUX`), starts a [`Topology`], prints its sessions, windows and panes
 //! (with geometry), then one line per [`TopologyEvent`] until the server goes or Ctrl-C.
 //! It attaches to one of the server's sessions as it is (`attach-session -t`, no output, no
-//! size of its own): nothing is created on the server, whose other clients see no change but
-//! one more client attached. A server with no session gets the client's own hidden service
+//! size of its own): nothing is created on the server; what any attach does still happens
+//! (the session counts one more client, its last-attached time is set, attach hooks run; see
+//! `Attach::Session`). A server with no session gets the client's own hidden service
 //! session instead, left out of what is printed. Layout changes of other sessions arrive
 //! within about a second (tmux re-checks the topology's subscription once a second).
 
@@ -99,6 +100,15 @@ fn print_event(event: &TopologyEvent) {
         }
         TopologyEvent::WindowRemoved { session, window } => {
             println!("- window {window} of {session}")
+        }
+        TopologyEvent::LayoutChanged {
+            session,
+            window,
+            layout,
+            visible_layout,
+        } if visible_layout != layout => {
+            // Zoomed: the window's layout is kept, what shows is one pane.
+            println!("~ layout {window} of {session}: {layout}, visible {visible_layout}")
         }
         TopologyEvent::LayoutChanged {
             session,

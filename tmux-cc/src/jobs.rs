@@ -125,7 +125,8 @@ impl JobSpec {
 /// `#{pane_dead_signal}`) shows a gate killed by a signal it does not catch (`KILL`, `HUP`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobExit {
-    /// Its exit status (`exit 7`: 7), when it exited with one up to 128.
+    /// Its exit status (`exit 7`: 7), when it exited with one: 0 to 128, or above 192 (129 to
+    /// 192 are read as a signal, below).
     pub status: Option<i32>,
     /// The number of the signal that killed it (`kill -TERM $$`: 15), when one did, or when
     /// it exited with `128 + N` (`sh` tells the two apart no better).

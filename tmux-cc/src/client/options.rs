@@ -84,8 +84,12 @@ pub enum Attach {
     #[default]
     ServiceSession,
     /// `attach-session -t TARGET`: an existing session (any target tmux takes: `=name`,
-    /// `$3`). Nothing is created and no option is set: the server stays as it was, except
-    /// that the session counts one more attached client while this one lives.
+    /// `$3`). Nothing is created and no option is set: sessions, windows and their sizes
+    /// (with `ignore_size`) stay as they were. What an attach does in tmux still happens: the
+    /// session counts one more attached client while this one lives, its activity and
+    /// last-attached times are set (so a later `tmux attach` with no target, which picks the
+    /// most recently used session, may pick this one), and the server's `client-attached`
+    /// and `client-session-changed` hooks run.
     Session(String),
 }
 
