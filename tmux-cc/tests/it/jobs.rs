@@ -6,18 +6,9 @@
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
-use tmux_cc::{Capture, Client, Command, Error, Job, JobExit, JobSpec, NewSession};
+use tmux_cc::{Capture, Client, Command, Error, Job, JobExit, JobSpec};
 
-use crate::common::{Env, env, wait_capture};
-
-async fn env_with_session(test: &str, session: &str) -> Env {
-    let env = env(test).await;
-    env.client
-        .new_session(&NewSession::new(session))
-        .await
-        .unwrap();
-    env
-}
+use crate::common::{env, env_with_session, wait_capture};
 
 async fn run_job(client: &Client, spec: &JobSpec) -> JobExit {
     let mut job = client.start_job(spec).await.unwrap();

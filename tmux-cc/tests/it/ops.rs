@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::common::{Env, env, global_window_size, wait_capture};
+use crate::common::{Env, env, env_with_session, global_window_size, wait_capture};
 use tmux_cc::{
     Capture, Command, Difference, Error, NewSession, NewWindow, OptionScope, PaneId, WindowId,
     leave_modes, send_keys, send_literal, set_pane_option,
@@ -11,16 +11,6 @@ use tmux_cc::{
 
 fn sh(script: &str) -> Vec<Vec<u8>> {
     vec![b"sh".to_vec(), b"-c".to_vec(), script.as_bytes().to_vec()]
-}
-
-/// A server and its control client, with a session `session` created on it.
-async fn env_with_session(test: &str, session: &str) -> Env {
-    let env = env(test).await;
-    env.client
-        .new_session(&NewSession::new(session))
-        .await
-        .unwrap();
-    env
 }
 
 /// That the server holds no buffer: an operation that passed text through one removed it.

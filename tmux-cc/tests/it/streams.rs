@@ -276,6 +276,21 @@ async fn a_slow_reader_sees_each_pause_and_resync_and_they_account_for_the_outpu
     assert_eq!(last, 200_000, "the output's last number was seen");
 }
 
+/// The stream's `End`, skipping what comes before it (at most 20 s).
+async fn end_of(stream: &mut PaneStream) -> StreamEnd {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match stream.next().await {
+                Some(StreamItem::End(why)) => return why,
+                Some(_) => continue,
+                None => panic!("the stream ended without an End item"),
+            }
+        }
+    })
+    .await
+    .expect("the stream's End within 20 s")
+}
+
 #[tokio::test]
 async fn the_stream_ends_when_its_pane_or_window_goes() {
     let env = env("stream-end").await;
@@ -306,17 +321,7 @@ async fn the_stream_ends_when_its_pane_or_window_goes() {
         .run(&Command::new("kill-pane").args(["-t", &second.to_string()]))
         .await
         .unwrap();
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            match stream.next().await {
-                Some(StreamItem::End(why)) => return why,
-                Some(_) => continue,
-                None => panic!("no End"),
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let end = end_of(&mut stream).await;
     assert_eq!(end, StreamEnd::PaneClosed);
     assert_eq!(stream.next().await, None);
 
@@ -336,17 +341,7 @@ async fn the_stream_ends_when_its_pane_or_window_goes() {
         .run(&Command::new("kill-pane").args(["-t", &alone.to_string()]))
         .await
         .unwrap();
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            match stream.next().await {
-                Some(StreamItem::End(why)) => return why,
-                Some(_) => continue,
-                None => panic!("no End"),
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let end = end_of(&mut stream).await;
     assert_eq!(end, StreamEnd::WindowClosed);
 
     // No such pane: tmux's message.

@@ -101,3 +101,13 @@ pub async fn wait_capture(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A server and its control client, with a session `session` created on it.
+pub async fn env_with_session(test: &str, session: &str) -> Env {
+    let env = env(test).await;
+    env.client
+        .new_session(&tmux_cc::NewSession::new(session))
+        .await
+        .unwrap();
+    env
+}
