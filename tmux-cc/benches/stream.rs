@@ -7,8 +7,9 @@
 //! ```
 //! One private tmux server (the tmux first on PATH). Throughput: a pane, its terminal raw,
 //! `cat`s a 64 MiB file of every byte value once the benchmark signals (`wait-for`); one
-//! iteration is the time until every byte arrived: through a [`tmux_cc::PaneStream`] read at
-//! full speed, or written by `pipe-pane 'cat > FILE'` (the file's size polled every ms).
+//! iteration is the time until every byte arrived: through a [`tmux_cc::PaneStream`] (either
+//! transport) read at full speed, through a bare `tmux -C` (counted only), or written by
+//! `pipe-pane 'cat > FILE'` (the file's size polled every ms).
 //! Latency: a pane prints the time (`date +%s%N`) every 10 ms; each line's arrival in the
 //! stream minus the time printed, 500 lines, p50 and p99 printed at the end.
 
@@ -19,7 +20,7 @@ use criterion::{Criterion, Throughput};
 use tmux_cc::test_support::SocketGuard;
 use tmux_cc::{
     Client, ClientOptions, Command, NewSession, PaneId, Server, ServerOptions, StreamItem,
-    StreamOptions,
+    StreamOptions, Transport,
 };
 
 const SIZE: usize = 64 << 20;
@@ -63,13 +64,14 @@ fn next_name(what: &str) -> String {
     )
 }
 
-async fn through_stream(client: &Client, file: &Path) -> Duration {
+async fn through_stream(client: &Client, file: &Path, transport: Transport) -> Duration {
     let name = next_name("s");
     let pane = pane(client, &name, &format!("cat '{}'", file.display())).await;
     let mut stream = client
         .stream(
             pane,
             StreamOptions {
+                transport,
                 pause_after: 60,
                 capacity: 256,
                 ..StreamOptions::default()
@@ -187,10 +189,14 @@ async fn through_bare_control(client: &Client, socket: &str, file: &Path) -> Dur
     took
 }
 
-async fn latencies(client: &Client, n: usize) -> Vec<Duration> {
+async fn latencies(client: &Client, n: usize, transport: Transport) -> Vec<Duration> {
     let name = next_name("l");
     let pane = pane(client, &name, "while :; do date +%s%N; sleep 0.01; done").await;
-    let mut stream = client.stream(pane, StreamOptions::default()).await.unwrap();
+    let options = StreamOptions {
+        transport,
+        ..StreamOptions::default()
+    };
+    let mut stream = client.stream(pane, options).await.unwrap();
     go(client, &name).await;
     let mut line = Vec::new();
     let mut out = Vec::with_capacity(n);
@@ -269,18 +275,23 @@ fn main() {
     for (kind, file) in [("text", &text_file), ("binary", &binary_file)] {
         let mut group = criterion.benchmark_group(format!("pane output, 64 MiB of {kind}"));
         group.throughput(Throughput::Bytes(SIZE as u64));
-        group.bench_function("PaneStream", |b| {
-            b.to_async(&rt).iter_custom(|iters| {
-                let (client, file) = (client.clone(), file.clone());
-                async move {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        total += through_stream(&client, &file).await;
+        for (label, transport) in [
+            ("PaneStream, control mode", Transport::ControlMode),
+            ("PaneStream, pipe", Transport::Pipe),
+        ] {
+            group.bench_function(label, |b| {
+                b.to_async(&rt).iter_custom(|iters| {
+                    let (client, file) = (client.clone(), file.clone());
+                    async move {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            total += through_stream(&client, &file, transport).await;
+                        }
+                        total
                     }
-                    total
-                }
-            })
-        });
+                })
+            });
+        }
         group.bench_function("bare tmux -C (ceiling of control mode)", |b| {
             b.to_async(&rt).iter_custom(|iters| {
                 let (client, file, socket) = (client.clone(), file.clone(), guard.socket.clone());
@@ -308,16 +319,21 @@ fn main() {
         group.finish();
     }
 
-    let mut lat = rt.block_on(latencies(&client, 500));
-    lat.sort();
-    let at = |q: f64| lat[((lat.len() - 1) as f64 * q) as usize];
-    println!(
-        "latency, print to stream item, {} lines: p50 {:?}, p99 {:?}, max {:?}",
-        lat.len(),
-        at(0.5),
-        at(0.99),
-        lat.last().unwrap()
-    );
+    for (label, transport) in [
+        ("control mode", Transport::ControlMode),
+        ("pipe", Transport::Pipe),
+    ] {
+        let mut lat = rt.block_on(latencies(&client, 500, transport));
+        lat.sort();
+        let at = |q: f64| lat[((lat.len() - 1) as f64 * q) as usize];
+        println!(
+            "latency, print to stream item ({label}), {} lines: p50 {:?}, p99 {:?}, max {:?}",
+            lat.len(),
+            at(0.5),
+            at(0.99),
+            lat.last().unwrap()
+        );
+    }
     criterion.final_summary();
     rt.block_on(async {
         drop(client);

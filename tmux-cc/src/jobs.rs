@@ -553,7 +553,7 @@ fn parse_signal(text: &str) -> Option<i32> {
 }
 
 /// `text` as one word of `sh`, single-quoted.
-fn sh_quote(text: &[u8]) -> Vec<u8> {
+pub(crate) fn sh_quote(text: &[u8]) -> Vec<u8> {
     let mut out = vec![b'\''];
     for &b in text {
         if b == b'\'' {
@@ -566,7 +566,7 @@ fn sh_quote(text: &[u8]) -> Vec<u8> {
     out
 }
 
-fn make_fifo(path: &Path) -> Result<()> {
+pub(crate) fn make_fifo(path: &Path) -> Result<()> {
     nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).map_err(|e| {
         Error::io(
             format!("creating the FIFO {}", path.display()),
@@ -577,7 +577,7 @@ fn make_fifo(path: &Path) -> Result<()> {
 
 /// Opens the FIFO `path` for writing once its reader has it open (a non-blocking open fails
 /// with ENXIO until then), within 10 s, and writes `bytes`.
-async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         match std::fs::OpenOptions::new()

@@ -48,9 +48,10 @@
 //!   notifications, and `blocking` (the extra connections, opened on demand).
 //! - [`Job`] (`jobs.rs`): a command line in a pane of its own, its status and complete output
 //!   by event (docs/design/jobs.md).
-//! - [`PaneStream`] (`stream.rs`): one pane's output as a bounded stream, on a control
-//!   connection of its own, with tmux's pause-after flow control and a resync by capture;
-//!   see docs/design/engine-streams.md.
+//! - [`PaneStream`] (`stream.rs`, `stream/pipe.rs`): one pane's output as a bounded stream:
+//!   by [`Transport::ControlMode`], on a control connection of its own with tmux's
+//!   pause-after flow control, or by [`Transport::Pipe`], the pane's pipe read at full speed;
+//!   a resync by capture either way; see docs/design/engine-streams.md.
 //! - [`Command`] (`command.rs`): one command line, quoted.
 //! - `ops.rs`: typed operations as methods of [`Client`] (sessions, windows, captures,
 //!   buffers, pastes, keys, options) and builders of [`Command`]s for one-write inputs.
@@ -105,7 +106,7 @@ pub use ops::{
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
 pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
-pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions};
+pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions, Transport};
 pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};
 pub use watch::{Watch, WatchScope, WatchValue};

@@ -21,6 +21,8 @@
 //!   created later, and a dropped pane costs only the reading (when the consumer is slow,
 //!   pause-after pauses those panes for this client too, and they are never continued).
 
+mod pipe;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -60,28 +62,63 @@ enum Recv {
     Finished,
 }
 
+/// How a stream's bytes come from tmux. The two differ in speed, in how a stream ends, and in
+/// what else they allow on the pane (docs/design/engine-streams.md has the measures):
+///
+/// | | [`Transport::ControlMode`] | [`Transport::Pipe`] |
+/// |---|---|---|
+/// | throughput (64 MiB, tmux 3.3a) | about 13 MiB/s, tmux's control-mode ceiling | that of `pipe-pane` into a file |
+/// | end by the pane's close | its last output may be missing (tmux drops what it did not send) | its last output may be missing (tmux may not have read it) |
+/// | [`PaneStream::finish`] | [`StreamEnd::Finished`]: every byte tmux read | [`StreamEnd::Stopped`]: may miss what tmux had not yet passed to the pipe |
+/// | a slow consumer | tmux pauses the pane for the stream after `pause_after` | the stream drops past `capacity` x 64 KiB held |
+/// | the pane's pipe (`pipe-pane`) | free for others | the stream's: refused on a pane that has one; a `pipe-pane` on it ends the stream |
+/// | connections | one more, output on | none (its commands go on the client's) |
+///
+/// Either way nothing is lost silently: a gap is always a [`StreamItem::Paused`] followed by a
+/// [`StreamItem::Resynced`] with the screen where the bytes resume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Transport {
+    /// `%output` of a control connection of the stream's own, attached with output on and
+    /// `pause-after`: tmux escapes every byte into lines, which caps the rate.
+    #[default]
+    ControlMode,
+    /// `pipe-pane -O` into a FIFO of the client's private directory, read at full speed into a
+    /// queue of at most `capacity` x 64 KiB: as fast as tmux's own pipe.
+    Pipe,
+}
+
 /// How a pane is streamed. [`StreamOptions::default`] gives the defaults.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
-    /// `pause-after`, in SECONDS: how old the output tmux queued for the stream may get
+    /// Where the bytes come from (default [`Transport::ControlMode`]).
+    pub transport: Transport,
+    /// [`Transport::ControlMode`]: `pause-after`, in SECONDS: how old the output tmux queued for the stream may get
     /// before tmux pauses the pane for it (default 1). 0 pauses as soon as any output waits.
     /// tmux buffers up to this long of the pane's output for a slow stream.
     pub pause_after: u32,
-    /// How many items the stream's reader holds for a slow consumer before it stops reading
-    /// the connection (default 64). Each [`StreamItem::Data`] is one `%extended-output` line
-    /// of tmux, at most a few KiB.
+    /// How much the stream holds for a slow consumer (default 64). With
+    /// [`Transport::ControlMode`], items: each [`StreamItem::Data`] is one `%extended-output`
+    /// line of tmux, at most a few KiB, and a full channel stops the reading of the connection
+    /// (tmux then pauses the pane after `pause_after`). With [`Transport::Pipe`], units of
+    /// 64 KiB (so 4 MiB by default) of what was read from the FIFO, handed out in
+    /// [`StreamItem::Data`] of at most 64 KiB; a read that does not fit makes the stream drop
+    /// what comes until the consumer caught up ([`StreamItem::Paused`]).
     pub capacity: usize,
     /// What [`StreamItem::Resynced`] captures (default: the visible screen, rows as shown).
     pub snapshot: Capture,
-    /// The timeout of the stream's commands (default 10 s).
+    /// The timeout of the stream's commands (default 10 s; [`Transport::Pipe`] uses the
+    /// client's own).
     pub command_timeout: Duration,
-    /// How long tmux may take to attach the stream's connection (default 5 s).
+    /// How long tmux may take to attach the stream's connection, or, with
+    /// [`Transport::Pipe`], to start the pipe's program (default 5 s).
     pub attach_timeout: Duration,
 }
 
 impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
+            transport: Transport::ControlMode,
             pause_after: 1,
             capacity: 64,
             snapshot: Capture::default(),
@@ -115,8 +152,17 @@ pub enum StreamEnd {
     /// A resync failed: tmux's message or the error.
     ResyncFailed(String),
     /// [`PaneStream::finish`] was called and everything tmux had read from the pane by then
-    /// was delivered.
+    /// was delivered ([`Transport::ControlMode`]).
     Finished,
+    /// [`PaneStream::finish`] closed the pane's pipe ([`Transport::Pipe`]): what tmux had read
+    /// but not yet written to the pipe at that moment is not delivered (tmux drops the buffer
+    /// of a pipe it closes). For every byte, let the pane close: tmux empties the pipe first.
+    Stopped,
+    /// The pane's pipe was closed or replaced by somebody else's `pipe-pane` while the pane
+    /// lives ([`Transport::Pipe`]: tmux keeps one pipe per pane).
+    PipeClosed,
+    /// Reading the pane's output failed: the error.
+    Failed(String),
 }
 
 /// One item of a [`PaneStream`].
@@ -147,6 +193,10 @@ pub enum StreamItem {
 /// the pane open after its program (e.g. `remain-on-exit`, or a shell that waits) and end the
 /// stream with [`PaneStream::finish`], which ends with [`StreamEnd::Finished`] only once
 /// everything tmux read from the pane was delivered. Dropping it detaches its connection.
+///
+/// With [`Transport::Pipe`], dropping the stream closes the pane's pipe, and
+/// [`PaneStream::finish`] ends with [`StreamEnd::Stopped`]. See [`Transport`] for how the two
+/// compare.
 #[derive(Debug)]
 pub struct PaneStream {
     pane: PaneId,
@@ -161,6 +211,10 @@ pub struct PaneStream {
     /// When to nudge tmux if nothing came since the last data (see `PaneStream::poke`).
     pokes: VecDeque<Instant>,
     pause_after: Duration,
+    /// The source of a [`Transport::Pipe`] stream, `None` once it ended (and always for
+    /// [`Transport::ControlMode`]).
+    pipe: Option<pipe::PipeSource>,
+    transport: Transport,
 }
 
 impl Client {
@@ -171,6 +225,11 @@ impl Client {
     /// # Errors
     /// [`Error::Command`] when tmux finds no such pane, [`Error::AttachFailed`] and the other
     /// errors of [`Client::connect_to`], and this connection's errors.
+    ///
+    /// With [`Transport::Pipe`], no connection is opened: the pane's pipe is (see
+    /// [`Transport`]); [`Error::Refused`] when the pane has one already, [`Error::Command`]
+    /// (`target pane has exited`) for a pane whose program is done, [`Error::Timeout`] when
+    /// the pipe's program did not start within `attach_timeout`.
     pub async fn stream(&self, pane: PaneId, options: StreamOptions) -> Result<PaneStream> {
         let target = pane.to_string();
         let lines = self
@@ -198,6 +257,33 @@ impl Client {
             return Err(missing(&target));
         }
         let session = session.to_string();
+        if options.transport == Transport::Pipe {
+            let source = pipe::PipeSource::open(
+                self.clone(),
+                pane,
+                window,
+                options.capacity,
+                options.snapshot.clone(),
+                options.attach_timeout,
+            )
+            .await?;
+            // No connection: the channel of raw items is never written.
+            let (_, rx) = mpsc::channel(1);
+            return Ok(PaneStream {
+                pane,
+                window,
+                connection: None,
+                rx,
+                ready: VecDeque::new(),
+                resync_due: false,
+                snapshot: options.snapshot,
+                finish: None,
+                pokes: VecDeque::new(),
+                pause_after: Duration::ZERO,
+                pipe: Some(source),
+                transport: Transport::Pipe,
+            });
+        }
         let (tx, rx) = mpsc::channel(options.capacity.max(1));
         let connection = Client::connect_with(
             self.tmux(),
@@ -229,6 +315,8 @@ impl Client {
             finish: None,
             pokes: VecDeque::new(),
             pause_after: Duration::from_secs(options.pause_after.into()),
+            pipe: None,
+            transport: Transport::ControlMode,
         })
     }
 }
@@ -251,9 +339,15 @@ impl PaneStream {
         self.window
     }
 
-    /// The stream's own connection (its pid, its session), `None` once the stream ended.
+    /// The stream's own connection (its pid, its session), `None` once the stream ended, and
+    /// always with [`Transport::Pipe`] (which has none).
     pub fn connection(&self) -> Option<&Client> {
         self.connection.as_ref()
+    }
+
+    /// Where the stream's bytes come from.
+    pub fn transport(&self) -> Transport {
+        self.transport
     }
 
     /// Ends the stream once every byte tmux has read from the pane by now has been delivered:
@@ -261,7 +355,19 @@ impl PaneStream {
     /// whose program is known to be done (e.g. it signalled a `wait-for` channel after it):
     /// tmux answers a command on the stream's connection after the output it queued before
     /// it, so that answer marks the end.
+    ///
+    /// With [`Transport::Pipe`] it closes the pane's pipe, after two round trips (tmux writes
+    /// to the pipe what it read before them unless the pipe is full), and the stream ends with
+    /// [`StreamEnd::Stopped`] once what the pipe held came. tmux drops what it had read but
+    /// not yet written to a pipe it closes, and tells nobody how much that was: `Stopped`
+    /// claims no completeness. A pane whose program exited (kept by `remain-on-exit`) wrote
+    /// all it read to the pipe before it was marked dead, and tmux refuses to close its pipe:
+    /// its stream ends once the pipe stays quiet for 50 ms.
     pub fn finish(&mut self) {
+        if let Some(pipe) = &mut self.pipe {
+            pipe.finish();
+            return;
+        }
         let Some(connection) = self.connection.clone() else {
             return;
         };
@@ -277,6 +383,15 @@ impl PaneStream {
     /// a [`StreamItem::Paused`], the next call resumes the pane (the consumer has caught up)
     /// and yields [`StreamItem::Continued`] then [`StreamItem::Resynced`].
     pub async fn next(&mut self) -> Option<StreamItem> {
+        if self.transport == Transport::Pipe {
+            let pipe = self.pipe.as_mut()?;
+            let item = pipe.next(&mut self.ready).await;
+            if matches!(item, StreamItem::End(_)) {
+                self.pipe = None;
+                self.ready.clear();
+            }
+            return Some(item);
+        }
         loop {
             if let Some(item) = self.ready.pop_front() {
                 return Some(item);
@@ -378,16 +493,9 @@ impl PaneStream {
     /// Continues the pane and captures it in one command line (one pass of tmux's loop).
     async fn resync(&mut self, connection: &Client) {
         let target = self.pane.to_string();
-        let capture = &self.snapshot;
         let group = [
             Command::new("refresh-client").args(["-A", &format!("{target}:continue")]),
-            Command::new("capture-pane")
-                .args(["-p", "-t", &target])
-                .flag("-J", capture.join)
-                .opt("-S", capture.history.map(|n| format!("-{n}")))
-                .flag("-a", capture.alternate)
-                .flag("-e", capture.escapes)
-                .flag("-N", capture.trailing_spaces),
+            capture_command(&target, &self.snapshot),
         ];
         let replies = match connection.group(&group).await {
             Ok(replies) => replies,
@@ -413,13 +521,8 @@ impl PaneStream {
         }
         match replies.get(1) {
             Some(reply) if reply.success => {
-                let mut out = Vec::with_capacity(reply.lines.iter().map(|l| l.len() + 1).sum());
-                for line in &reply.lines {
-                    out.extend_from_slice(line);
-                    out.push(b'\n');
-                }
                 self.ready.push_back(StreamItem::Resynced(Snapshot {
-                    capture: Bytes::from(out),
+                    capture: capture_bytes(reply),
                 }));
             }
             other => {
@@ -432,4 +535,25 @@ impl PaneStream {
             }
         }
     }
+}
+
+/// `capture-pane -p -t TARGET` as `capture` says: a resync's snapshot.
+fn capture_command(target: &str, capture: &Capture) -> Command {
+    Command::new("capture-pane")
+        .args(["-p", "-t", target])
+        .flag("-J", capture.join)
+        .opt("-S", capture.history.map(|n| format!("-{n}")))
+        .flag("-a", capture.alternate)
+        .flag("-e", capture.escapes)
+        .flag("-N", capture.trailing_spaces)
+}
+
+/// A capture's reply as the snapshot's bytes: its rows, each ended by LF.
+fn capture_bytes(reply: &crate::parse::Reply) -> Bytes {
+    let mut out = Vec::with_capacity(reply.lines.iter().map(|l| l.len() + 1).sum());
+    for line in &reply.lines {
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    Bytes::from(out)
 }

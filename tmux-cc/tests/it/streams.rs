@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::common::{Env, env};
 use tmux_cc::{
-    Capture, Command, NewSession, PaneId, PaneStream, StreamEnd, StreamItem, StreamOptions,
+    Capture, Command, Error, NewSession, PaneId, PaneStream, StreamEnd, StreamItem, StreamOptions,
+    Transport,
 };
 
 /// The tmux program on PATH, absolute: the one the pane's own `tmux wait-for` must be (a
@@ -45,9 +46,12 @@ async fn go(env: &Env, name: &str) {
 /// A pause only past 60 s: the pane prints far faster than a debug build on a shared CPU
 /// reads (8 MB in a fraction of a second), so a 1 s pause-after could pause even a reader at
 /// full speed; these tests are about order and completeness, the slow reader's about pauses.
-fn lossless() -> StreamOptions {
+fn lossless(transport: Transport) -> StreamOptions {
     StreamOptions {
+        transport,
         pause_after: 60,
+        // A pipe stream holds 256 x 64 KiB: 16 MiB, far more than a test prints.
+        capacity: 256,
         ..StreamOptions::default()
     }
 }
@@ -74,9 +78,19 @@ async fn read_all(stream: &mut PaneStream, want: usize) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_fast_reader_gets_every_byte_of_seq_in_order() {
-    let env = env("stream-seq").await;
+    fast_seq("stream-seq", Transport::ControlMode).await;
+}
+
+#[tokio::test]
+async fn a_fast_reader_gets_every_byte_of_seq_in_order_through_a_pipe() {
+    fast_seq("stream-seq-pipe", Transport::Pipe).await;
+}
+
+async fn fast_seq(socket: &str, transport: Transport) {
+    let env = env(socket).await;
     let pane = pane(&env, "seq", "", "seq 1 1000000").await;
-    let mut stream = env.client.stream(pane, lossless()).await.unwrap();
+    let mut stream = env.client.stream(pane, lossless(transport)).await.unwrap();
+    assert_eq!(stream.transport(), transport);
     go(&env, "seq").await;
     // The terminal turns each LF into CR LF.
     let want: Vec<u8> = (1..=1_000_000)
@@ -93,14 +107,23 @@ async fn a_fast_reader_gets_every_byte_of_seq_in_order() {
 
 #[tokio::test]
 async fn a_fast_reader_gets_every_byte_value_in_order() {
-    let env = env("stream-bytes").await;
+    fast_bytes("stream-bytes", Transport::ControlMode).await;
+}
+
+#[tokio::test]
+async fn a_fast_reader_gets_every_byte_value_in_order_through_a_pipe() {
+    fast_bytes("stream-bytes-pipe", Transport::Pipe).await;
+}
+
+async fn fast_bytes(socket: &str, transport: Transport) {
+    let env = env(socket).await;
     let blob: Vec<u8> = (0..4096u32).flat_map(|_| 0..=255u8).collect(); // 1 MiB
     let file = env.client.private_dir().join("blob");
     std::fs::write(&file, &blob).unwrap();
     // Raw and without echo: the terminal passes every byte as the program wrote it.
     let script = format!("cat '{}'", file.display());
     let pane = pane(&env, "bytes", "stty raw -echo;", &script).await;
-    let mut stream = env.client.stream(pane, lossless()).await.unwrap();
+    let mut stream = env.client.stream(pane, lossless(transport)).await.unwrap();
     go(&env, "bytes").await;
     let got = read_all(&mut stream, blob.len()).await;
     assert!(
@@ -137,24 +160,40 @@ fn numbers(line: &[u8]) -> u64 {
 
 #[tokio::test]
 async fn a_slow_reader_sees_each_pause_and_resync_and_they_account_for_the_output() {
-    let env = env("stream-slow").await;
+    slow_reader(
+        "stream-slow",
+        StreamOptions {
+            pause_after: 1,
+            // The whole screen, its empty rows included: the last row is the cursor's.
+            snapshot: Capture::default(),
+            ..StreamOptions::default()
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_slow_reader_of_a_pipe_sees_each_pause_and_resync_and_they_account_for_the_output() {
+    slow_reader(
+        "stream-slow-pipe",
+        StreamOptions {
+            transport: Transport::Pipe,
+            // 4 x 64 KiB held: the 1.3 MB printed during the stall do not fit.
+            capacity: 4,
+            snapshot: Capture::default(),
+            ..StreamOptions::default()
+        },
+    )
+    .await;
+}
+
+async fn slow_reader(socket: &str, options: StreamOptions) {
+    let env = env(socket).await;
     let pane = pane(&env, "slow", "", "seq 1 200000; echo END").await;
-    let mut stream = env
-        .client
-        .stream(
-            pane,
-            StreamOptions {
-                pause_after: 1,
-                // The whole screen, its empty rows included: the last row is the cursor's.
-                snapshot: Capture::default(),
-                ..StreamOptions::default()
-            },
-        )
-        .await
-        .unwrap();
+    let mut stream = env.client.stream(pane, options).await.unwrap();
     go(&env, "slow").await;
-    // Stalled for 2 s (tmux pauses the pane after 1 s of unread output): the main
-    // connection answers meanwhile.
+    // Stalled for 2 s (tmux pauses the pane after 1 s of unread output; a pipe stream's
+    // channel fills): the main connection answers meanwhile.
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
         env.client
@@ -293,7 +332,20 @@ async fn end_of(stream: &mut PaneStream) -> StreamEnd {
 
 #[tokio::test]
 async fn the_stream_ends_when_its_pane_or_window_goes() {
-    let env = env("stream-end").await;
+    ends("stream-end", Transport::ControlMode).await;
+}
+
+#[tokio::test]
+async fn a_pipe_stream_ends_when_its_pane_or_window_goes() {
+    ends("stream-end-pipe", Transport::Pipe).await;
+}
+
+async fn ends(socket: &str, transport: Transport) {
+    let options = || StreamOptions {
+        transport,
+        ..StreamOptions::default()
+    };
+    let env = env(socket).await;
     let created = env
         .client
         .new_session(&NewSession::new("end"))
@@ -312,11 +364,7 @@ async fn the_stream_ends_when_its_pane_or_window_goes() {
         .await
         .unwrap();
     let second: PaneId = String::from_utf8_lossy(&split[0]).parse().unwrap();
-    let mut stream = env
-        .client
-        .stream(second, StreamOptions::default())
-        .await
-        .unwrap();
+    let mut stream = env.client.stream(second, options()).await.unwrap();
     env.client
         .run(&Command::new("kill-pane").args(["-t", &second.to_string()]))
         .await
@@ -332,11 +380,7 @@ async fn the_stream_ends_when_its_pane_or_window_goes() {
         .await
         .unwrap();
     let alone: PaneId = String::from_utf8_lossy(&window[0]).parse().unwrap();
-    let mut stream = env
-        .client
-        .stream(alone, StreamOptions::default())
-        .await
-        .unwrap();
+    let mut stream = env.client.stream(alone, options()).await.unwrap();
     env.client
         .run(&Command::new("kill-pane").args(["-t", &alone.to_string()]))
         .await
@@ -347,8 +391,184 @@ async fn the_stream_ends_when_its_pane_or_window_goes() {
     // No such pane: tmux's message.
     let err = env
         .client
-        .stream(PaneId(9999), StreamOptions::default())
+        .stream(PaneId(9999), options())
         .await
         .unwrap_err();
     assert!(err.to_string().contains("can't find pane"), "{err}");
+}
+
+#[tokio::test]
+async fn a_pipe_stream_is_refused_on_a_piped_pane_and_ends_when_its_pipe_is_taken() {
+    let env = env("stream-pipe-taken").await;
+    let created = env
+        .client
+        .new_session(&NewSession::new("taken"))
+        .await
+        .unwrap();
+    let target = created.pane.to_string();
+    let theirs = env.client.private_dir().join("theirs");
+    let pipe_to = |file: &std::path::Path| {
+        Command::new("pipe-pane").args([
+            "-O",
+            "-t",
+            &target,
+            &format!("cat > '{}'", file.display()),
+        ])
+    };
+    env.client.run(&pipe_to(&theirs)).await.unwrap();
+    let err = env
+        .client
+        .stream(created.pane, lossless(Transport::Pipe))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Refused(_)) && err.to_string().contains("has a pipe already"),
+        "{err}"
+    );
+    // Their pipe is left as it was, and a control-mode stream is not refused.
+    let piped = |env: &Env| {
+        let target = target.clone();
+        let client = env.client.clone();
+        async move {
+            client
+                .run(&Command::new("display-message").args(["-p", "-t", &target, "#{pane_pipe}"]))
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(piped(&env).await, vec![b"1".to_vec()]);
+    let control = env
+        .client
+        .stream(created.pane, lossless(Transport::ControlMode))
+        .await
+        .unwrap();
+    drop(control);
+
+    // Theirs closed, ours opens; a pipe-pane of somebody else then ends ours.
+    env.client
+        .run(&Command::new("pipe-pane").args(["-t", &target]))
+        .await
+        .unwrap();
+    let mut stream = env
+        .client
+        .stream(created.pane, lossless(Transport::Pipe))
+        .await
+        .unwrap();
+    assert_eq!(piped(&env).await, vec![b"1".to_vec()]);
+    env.client.run(&pipe_to(&theirs)).await.unwrap();
+    assert_eq!(end_of(&mut stream).await, StreamEnd::PipeClosed);
+    assert_eq!(stream.next().await, None);
+
+    // A stream dropped closes its pipe (theirs was closed for this part).
+    env.client
+        .run(&Command::new("pipe-pane").args(["-t", &target]))
+        .await
+        .unwrap();
+    let stream = env
+        .client
+        .stream(created.pane, lossless(Transport::Pipe))
+        .await
+        .unwrap();
+    drop(stream);
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        while piped(&env).await != vec![b"0".to_vec()] {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the dropped stream's pipe is still open");
+}
+
+#[tokio::test]
+async fn finishing_a_pipe_stream_stops_it_after_what_the_pipe_held() {
+    let env = env("stream-finish-pipe").await;
+    // A pane that stays after its program.
+    let pane = pane(&env, "live", "", "seq 1 50000").await;
+    let want: Vec<u8> = (1..=50_000)
+        .flat_map(|n| format!("{n}\r\n").into_bytes())
+        .collect();
+    let mut stream = env
+        .client
+        .stream(pane, lossless(Transport::Pipe))
+        .await
+        .unwrap();
+    go(&env, "live").await;
+    let got = read_all(&mut stream, want.len()).await;
+    assert!(got == want, "{} bytes", got.len());
+    stream.finish();
+    assert_eq!(end_of(&mut stream).await, StreamEnd::Stopped);
+    assert_eq!(stream.next().await, None);
+    let piped = env
+        .client
+        .run(&Command::new("display-message").args(["-p", "-t", &pane.to_string(), "#{pane_pipe}"]))
+        .await
+        .unwrap();
+    assert_eq!(piped, vec![b"0".to_vec()], "the pipe is closed");
+
+    // A pane kept dead by remain-on-exit: tmux refuses to close its pipe, and the stream
+    // stops once the pipe stays quiet. What came is the start of the output (tmux itself may
+    // not have read the last bytes of a program that exits: docs/design/engine-streams.md).
+    let said = env
+        .client
+        .run(&Command::new("new-window").args([
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "=live:",
+            "sh",
+            "-c",
+            "\"$0\" wait-for go-dead && seq 1 50000",
+            &tmux_on_path(),
+        ]))
+        .await
+        .unwrap();
+    let dead: PaneId = String::from_utf8_lossy(&said[0]).parse().unwrap();
+    let target = dead.to_string();
+    env.client
+        .run(&Command::new("set-option").args(["-p", "-t", &target, "remain-on-exit", "on"]))
+        .await
+        .unwrap();
+    let mut stream = env
+        .client
+        .stream(dead, lossless(Transport::Pipe))
+        .await
+        .unwrap();
+    go(&env, "dead").await;
+    let died = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let said = env
+                .client
+                .run(&Command::new("display-message").args(["-p", "-t", &target, "#{pane_dead}"]))
+                .await
+                .unwrap();
+            if said == vec![b"1".to_vec()] {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(died.is_ok(), "the pane never died");
+    stream.finish();
+    let mut got = Vec::new();
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match stream.next().await {
+                Some(StreamItem::Data(bytes)) => got.extend_from_slice(&bytes),
+                Some(StreamItem::End(why)) => return why,
+                other => panic!("after {} bytes: {other:?}", got.len()),
+            }
+        }
+    })
+    .await
+    .expect("the end within 20 s");
+    assert_eq!(end, StreamEnd::Stopped);
+    assert!(
+        want.starts_with(&got) && !got.is_empty(),
+        "{} bytes, not the output's start",
+        got.len()
+    );
+    assert_eq!(stream.next().await, None);
 }
