@@ -23,6 +23,8 @@
 //!   1 run in 13 of `seq 1 100000` in a closing pane lost its last kilobyte in tmux (the
 //!   terminal can look empty while the kernel still carries what the program wrote last).
 //!   The stream then asks which of pane, window or pipe went.
+//! - Cancel-safe: the opening runs on a task of its own (`detached_open`), which closes a pipe
+//!   nobody waited for; a resync on its way is kept for the next `next`.
 //!
 //! The design and what was measured: docs/design/engine-streams.md.
 
@@ -60,8 +62,12 @@ const DRAIN_QUIET: Duration = Duration::from_millis(50);
 /// one did not fit, nothing more (the reader goes on reading and dropping).
 #[derive(Debug, Default)]
 struct Queue {
+    /// Full chunks (up to [`CHUNK`] bytes each), then `tail`.
     chunks: VecDeque<Bytes>,
-    /// The bytes in `chunks`.
+    /// The last reads, joined up to [`CHUNK`] bytes: tmux 3.7c writes to a pipe in small
+    /// pieces, which kept one by one would cost more memory than they hold.
+    tail: bytes::BytesMut,
+    /// The bytes in `chunks` and `tail`.
     bytes: usize,
     /// A chunk did not fit: it and everything after it were dropped.
     over: bool,
@@ -104,27 +110,15 @@ struct Feed {
 }
 
 impl Feed {
-    /// The queued chunks, joined up to [`CHUNK`] bytes, or what the queue's state says.
+    /// The first chunk queued (at most [`CHUNK`] bytes), or what the queue's state says.
     fn take(&self) -> Took {
         let mut queue = self.shared.lock();
-        if let Some(first) = queue.chunks.pop_front() {
-            let mut data = first;
-            if data.len() < CHUNK
-                && queue
-                    .chunks
-                    .front()
-                    .is_some_and(|c| data.len() + c.len() <= CHUNK)
-            {
-                let mut joined = bytes::BytesMut::from(&data[..]);
-                while let Some(next) = queue.chunks.front() {
-                    if joined.len() + next.len() > CHUNK {
-                        break;
-                    }
-                    let next = queue.chunks.pop_front().unwrap_or_default();
-                    joined.extend_from_slice(&next);
-                }
-                data = joined.freeze();
-            }
+        let data = match queue.chunks.pop_front() {
+            Some(chunk) => Some(chunk),
+            None if !queue.tail.is_empty() => Some(queue.tail.split().freeze()),
+            None => None,
+        };
+        if let Some(data) = data {
             queue.bytes -= data.len();
             return Took::Data(data);
         }
@@ -165,6 +159,9 @@ pub(super) struct PipeSource {
     id: u64,
     generation: u64,
     resync_due: bool,
+    /// A resync on its way (its commands sent by a task of its own, so a `next` cancelled
+    /// meanwhile leaves nothing half done: the next `next` waits for the same one).
+    resyncing: Option<oneshot::Receiver<Result<Opened>>>,
     /// Set by [`PipeSource::finish`]: resolves with the closing command's result.
     finish: Option<oneshot::Receiver<Result<()>>>,
     /// The pipe's end was seen, or asked for: nothing of ours is left open in tmux.
@@ -208,7 +205,11 @@ async fn pump(mut fifo: tokio::net::unix::pipe::Receiver, shared: Arc<Shared>, b
             Ok(_) if queue.over => continue,
             Ok(n) if queue.bytes + n > budget => queue.over = true,
             Ok(n) => {
-                queue.chunks.push_back(Bytes::copy_from_slice(&buf[..n]));
+                if queue.tail.len() + n > CHUNK {
+                    let full = queue.tail.split().freeze();
+                    queue.chunks.push_back(full);
+                }
+                queue.tail.extend_from_slice(&buf[..n]);
                 queue.bytes += n;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -227,6 +228,7 @@ async fn pump(mut fifo: tokio::net::unix::pipe::Receiver, shared: Arc<Shared>, b
 }
 
 /// What opening a pipe found.
+#[derive(Debug)]
 enum Opened {
     /// The pipe is ours; the replies of the commands before the `pipe-pane`.
     Ours(Feed, Vec<crate::parse::Reply>),
@@ -257,7 +259,10 @@ impl PipeSource {
         if piped.first().is_some_and(|l| l == b"1") {
             return Err(already_piped());
         }
-        let opened = open_feed(&client, &target, &[], capacity, id, 0, open_timeout).await?;
+        let opened = detached_open(&client, &target, Vec::new(), capacity, id, 0, open_timeout)
+            .await?
+            .await
+            .unwrap_or_else(|_| Err(gone()))?;
         let feed = match opened {
             Opened::Ours(feed, _) => feed,
             Opened::Not(replies) => {
@@ -281,6 +286,7 @@ impl PipeSource {
             id,
             generation: 0,
             resync_due: false,
+            resyncing: None,
             finish: None,
             closed: false,
             draining: false,
@@ -290,7 +296,8 @@ impl PipeSource {
     /// See [`super::PaneStream::finish`]: closes the pane's pipe; the stream ends once the
     /// FIFO's end came.
     pub(super) fn finish(&mut self) {
-        if self.finish.is_some() || self.closed {
+        // A pipe that ended already is no longer ours to close: `next` tells its end.
+        if self.finish.is_some() || self.closed || self.feed.ended() {
             return;
         }
         self.closed = true;
@@ -321,8 +328,9 @@ impl PipeSource {
                 return item;
             }
             if self.resync_due {
+                let end = self.resync(ready).await;
                 self.resync_due = false;
-                if let Some(end) = self.resync(ready).await {
+                if let Some(end) = end {
                     return StreamItem::End(end);
                 }
                 continue;
@@ -394,19 +402,33 @@ impl PipeSource {
             self.closed = true;
             return Some(self.why_closed().await);
         }
-        let target = self.pane.to_string();
-        let capture = capture_command(&target, &self.snapshot);
-        self.generation += 1;
-        let opened = open_feed(
-            &self.client,
-            &target,
-            &[capture],
-            self.capacity,
-            self.id,
-            self.generation,
-            self.open_timeout,
-        )
-        .await;
+        if self.resyncing.is_none() {
+            let target = self.pane.to_string();
+            let capture = capture_command(&target, &self.snapshot);
+            self.generation += 1;
+            match detached_open(
+                &self.client,
+                &target,
+                vec![capture],
+                self.capacity,
+                self.id,
+                self.generation,
+                self.open_timeout,
+            )
+            .await
+            {
+                Ok(rx) => self.resyncing = Some(rx),
+                Err(e) => {
+                    self.closed = true;
+                    return Some(StreamEnd::ResyncFailed(e.to_string()));
+                }
+            }
+        }
+        let Some(resyncing) = self.resyncing.as_mut() else {
+            return Some(StreamEnd::ResyncFailed("no resync on its way".into()));
+        };
+        let opened = resyncing.await.unwrap_or_else(|_| Err(gone()));
+        self.resyncing = None;
         match opened {
             Ok(Opened::Ours(feed, replies)) => {
                 self.feed = feed;
@@ -479,7 +501,7 @@ impl Drop for PipeSource {
     fn drop(&mut self) {
         // A stream dropped before its pipe's end closes it: otherwise `cat` and the pipe would
         // stay until the pane prints again (the write to a FIFO without reader ends `cat`).
-        if self.closed {
+        if self.closed || self.feed.ended() {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -501,6 +523,43 @@ fn already_piped() -> Error {
     )
 }
 
+fn gone() -> Error {
+    Error::io(
+        "opening the pane's pipe",
+        std::io::Error::other("the task opening it ended"),
+    )
+}
+
+/// [`open_feed`] on a task of its own, whose result comes by the receiver: a caller that stops
+/// waiting (a cancelled `stream` or `next`) leaves nothing half done, since the task finishes
+/// the opening and, when nobody takes the pipe, closes it (just opened, it is still ours).
+/// `Err` only when the FIFO can not be made.
+async fn detached_open(
+    client: &Client,
+    target: &str,
+    before: Vec<Command>,
+    capacity: usize,
+    id: u64,
+    generation: u64,
+    open_timeout: Duration,
+) -> Result<oneshot::Receiver<Result<Opened>>> {
+    let path = fifo_path(client, id, generation);
+    crate::jobs::make_fifo(&path)?;
+    let (tx, rx) = oneshot::channel();
+    let client = client.clone();
+    let target = target.to_string();
+    tokio::spawn(async move {
+        let opened = open_feed(&client, &target, &before, capacity, &path, open_timeout).await;
+        if let Err(Ok(Opened::Ours(feed, _))) = tx.send(opened) {
+            drop(feed);
+            let _ = client
+                .run(&Command::new("pipe-pane").args(["-t", &target]))
+                .await;
+        }
+    });
+    Ok(rx)
+}
+
 /// Sends `before ; pipe-pane -O -t PANE 'exec cat > FIFO'` on one line and, when tmux
 /// opened the pipe, the FIFO's reader.
 async fn open_feed(
@@ -508,12 +567,10 @@ async fn open_feed(
     target: &str,
     before: &[Command],
     capacity: usize,
-    id: u64,
-    generation: u64,
+    path: &Path,
     open_timeout: Duration,
 ) -> Result<Opened> {
-    let path = fifo_path(client, id, generation);
-    crate::jobs::make_fifo(&path)?;
+    let path = path.to_path_buf();
     // The read side's open waits for the writer (`cat`), which tmux starts.
     let opening = {
         let path = path.clone();

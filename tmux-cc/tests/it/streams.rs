@@ -458,6 +458,35 @@ async fn a_pipe_stream_is_refused_on_a_piped_pane_and_ends_when_its_pipe_is_take
     env.client.run(&pipe_to(&theirs)).await.unwrap();
     assert_eq!(end_of(&mut stream).await, StreamEnd::PipeClosed);
     assert_eq!(stream.next().await, None);
+    assert_eq!(piped(&env).await, vec![b"1".to_vec()], "theirs stays");
+
+    // Taken, then dropped (or finished) before the stream looked: theirs stays all the same.
+    for finish in [false, true] {
+        env.client
+            .run(&Command::new("pipe-pane").args(["-t", &target]))
+            .await
+            .unwrap();
+        let mut stream = env
+            .client
+            .stream(created.pane, lossless(Transport::Pipe))
+            .await
+            .unwrap();
+        env.client.run(&pipe_to(&theirs)).await.unwrap();
+        // Time for our pipe's end to reach the stream's reader.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if finish {
+            stream.finish();
+            assert_eq!(end_of(&mut stream).await, StreamEnd::PipeClosed);
+        }
+        drop(stream);
+        env.client.written().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(
+            piped(&env).await,
+            vec![b"1".to_vec()],
+            "theirs stays (finish: {finish})"
+        );
+    }
 
     // A stream dropped closes its pipe (theirs was closed for this part).
     env.client
@@ -571,4 +600,79 @@ async fn finishing_a_pipe_stream_stops_it_after_what_the_pipe_held() {
         got.len()
     );
     assert_eq!(stream.next().await, None);
+}
+
+#[tokio::test]
+async fn a_pipe_stream_cancelled_while_it_opens_leaves_no_pipe_nor_fifo() {
+    let env = env("stream-pipe-cancel").await;
+    let created = env
+        .client
+        .new_session(&NewSession::new("cancel"))
+        .await
+        .unwrap();
+    let target = created.pane.to_string();
+    let fifos = |env: &Env| {
+        std::fs::read_dir(env.client.private_dir())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("stream-"))
+            .count()
+    };
+    // Cancelled at each point of the opening: before the check, around the pipe-pane, while
+    // the FIFO opens, after.
+    for micros in [
+        0u64, 20, 50, 100, 200, 400, 700, 1000, 1500, 2000, 3000, 5000, 10000,
+    ] {
+        let opened = tokio::time::timeout(
+            Duration::from_micros(micros),
+            env.client.stream(created.pane, lossless(Transport::Pipe)),
+        )
+        .await;
+        drop(opened);
+        let clean = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                let piped = env
+                    .client
+                    .run(&Command::new("display-message").args([
+                        "-p",
+                        "-t",
+                        &target,
+                        "#{pane_pipe}",
+                    ]))
+                    .await
+                    .unwrap();
+                if piped == vec![b"0".to_vec()] && fifos(&env) == 0 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(
+            clean.is_ok(),
+            "cancelled after {micros} us: a pipe or a FIFO is left ({} FIFOs)",
+            fifos(&env)
+        );
+    }
+    // And the pane streams as new afterwards.
+    let mut stream = env
+        .client
+        .stream(created.pane, lossless(Transport::Pipe))
+        .await
+        .unwrap();
+    env.client
+        .run(&Command::new("send-keys").args(["-t", &target, "-l", "echo hi-there\r"]))
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let seen = tokio::time::timeout(Duration::from_secs(10), async {
+        while !got.windows(8).any(|w| w == b"hi-there") {
+            match stream.next().await {
+                Some(StreamItem::Data(bytes)) => got.extend_from_slice(&bytes),
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await;
+    assert!(seen.is_ok(), "{:?}", String::from_utf8_lossy(&got));
 }
