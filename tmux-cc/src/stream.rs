@@ -237,7 +237,7 @@ impl Client {
                 "-p",
                 "-t",
                 &target,
-                "#{pane_id} #{session_id} #{window_id}",
+                "#{pane_id} #{session_id} #{window_id} #{pane_pipe}",
             ]))
             .await?;
         let said = lines
@@ -258,8 +258,10 @@ impl Client {
         }
         let session = session.to_string();
         if options.transport == Transport::Pipe {
+            let piped = fields.next() == Some("1");
             let source = pipe::PipeSource::open(
                 self.clone(),
+                piped,
                 pane,
                 window,
                 options.capacity,

@@ -1,7 +1,8 @@
 //! [`Transport::Pipe`](super::Transport::Pipe): a stream's bytes by `pipe-pane -O` into a FIFO
 //! of the client's private directory, read at full speed into a bounded queue of ours.
 //!
-//! - Opening: `display-message -p -t %N '#{pane_pipe}'`, then, if the pane has no pipe,
+//! - Opening: `#{pane_pipe}` (read with the pane's session and window by the stream's first
+//!   command), then, if the pane has no pipe,
 //!   `pipe-pane -O -t %N 'exec cat > FIFO'`. tmux keeps one pipe per pane, and a `pipe-pane`
 //!   replaces the one there. `-o` is no help: it closes the pipe there and opens nothing (a
 //!   toggle), and no command fails on a format, so the check is a round trip of its own; a
@@ -243,8 +244,10 @@ impl PipeSource {
     /// [`Error::Refused`] when the pane has a pipe already, [`Error::Command`] with tmux's
     /// message (`target pane has exited`), [`Error::Io`] for the FIFO, [`Error::Timeout`] when
     /// the pipe's program did not open it in time, the connection's errors.
+    /// `piped`: the pane had a pipe when the stream looked (`#{pane_pipe}`).
     pub(super) async fn open(
         client: Client,
+        piped: bool,
         pane: PaneId,
         window: WindowId,
         capacity: usize,
@@ -253,10 +256,7 @@ impl PipeSource {
     ) -> Result<PipeSource> {
         let id = client.next_id();
         let target = pane.to_string();
-        let piped = client
-            .run(&Command::new("display-message").args(["-p", "-t", &target, "#{pane_pipe}"]))
-            .await?;
-        if piped.first().is_some_and(|l| l == b"1") {
+        if piped {
             return Err(already_piped());
         }
         let opened = detached_open(&client, &target, Vec::new(), capacity, id, 0, open_timeout)
