@@ -142,10 +142,14 @@ pub fn create_window_description(check: &TerminalCheck) -> String {
     )
 }
 
-/// Description of `close_window`: what it ends, and what it does not (detached jobs).
+/// Description of `close_window`: what it ends, what it does not (detached jobs), and which of
+/// those it can not find (`detached`: they dropped the window's variables and left its session).
 pub fn close_window_description() -> String {
     "Close a window you are done with, terminating what runs in it. Processes detached from it \
-     ((command &) in a subshell, nohup, setsid, daemons) outlive it: the result names those it finds left running."
+     ((command &) in a subshell, nohup, disown, setsid, daemons) outlive it: the result names \
+     each one left running, found by the TMUX and TMUX_PANE variables every process started \
+     from the window inherits. Not found: those that dropped them (env -i, sudo, another user) \
+     and left the window's session."
         .to_string()
 }
 
