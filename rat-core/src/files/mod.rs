@@ -126,8 +126,8 @@ pub fn write_file_description() -> String {
 pub fn read_file_description(budget: ReadBudget) -> String {
     format!(
         "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \
-         default, negative counts from the end: -100 for the last 100 lines), at most max_lines \
-         (all by default). The result holds at most {budget}: a larger file read without a range \
+         default, and for 0; negative counts from the end: -100 for the last 100 lines), at most \
+         max_lines (all by default, and for 0). The result holds at most {budget}: a larger file read without a range \
          tells its size and line count, for you to pick a range. The path is absolute or starts \
          with ~/."
     )

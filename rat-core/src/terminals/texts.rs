@@ -182,7 +182,8 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
         "list_windows and read_window then follow it, with no script checking jobs or their logs"
     };
     let wait = if check.records_prompts() {
-        ", unless wait_seconds asks: then it answers as wait_window does once the command \
+        ", unless wait_seconds asks (0 to 50; 0 or absent returns at once): then it answers as \
+         wait_window does once the command \
          finished, with what it printed (a short command is one call; send a long one without \
          it, and wait for it later)"
     } else {
@@ -211,7 +212,8 @@ pub fn key_names() -> String {
 /// Description of `send_keys`: the names accepted (aliases not shown).
 pub fn send_keys_description(check: &TerminalCheck) -> String {
     let returns = if check.records_prompts() {
-        "Returns at once, unless wait_seconds asks: then it answers as wait_window does, with \
+        "Returns at once, unless wait_seconds asks (0 to 50; 0 or absent returns at once): then \
+         it answers as wait_window does, with \
          what followed (Enter, C-c)."
     } else {
         "Returns at once."
@@ -251,8 +253,8 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
     format!(
         "Wait until the command sent last to a window finished (bash back at its prompt){exited}. \
          Its answer carries the last rows the command printed (since the last answer while it runs), \
-         with their count and the read_window call showing the others. After max_seconds (20 by \
-         default, 50 at most), tells what still runs and since when: to wait longer, call it again once it returns; several calls at once on a window wait \
+         with their count and the read_window call showing the others. After max_seconds (1 to \
+         50, 20 by default), tells what still runs and since when: to wait longer, call it again once it returns; several calls at once on a window wait \
          together, no longer than one. Not seen as finished: a program waiting for input, and \
          what runs within ssh or an interpreter. Seen as finished at once: a command run in the \
          background (&)."
