@@ -153,25 +153,36 @@ pub fn close_window_description() -> String {
         .to_string()
 }
 
+/// How to type a command into a full-screen program, told alike by `send_text` and `send_keys`
+/// (`docs/design/terminals.md`, send_text: vim inserts a paste as text in every mode, less takes
+/// it as keys).
+const FULL_SCREEN_COMMANDS: &str = "A full-screen program's commands are keys: press them with \
+     send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\" in vim; \"q\" in less), as vim \
+     inserts a paste as text in any mode (or press \":\" with send_keys, then send the rest of the \
+     command line with send_text).";
+
 /// Description of `send_text`: what the text meets (the paste warning in place of what it meets
-/// at a prompt where bracketed paste does not hold), and a window of its own for each long
-/// running command rather than the background.
+/// at a prompt where bracketed paste does not hold), how a full-screen program's commands are
+/// typed, and a window of its own for each long running command rather than the background.
 pub fn send_text_description(check: &TerminalCheck) -> String {
     let meets = if check.warns_paste() {
         // In place of what text meets at a prompt (`docs/design/tools.md`, MCP instructions);
         // what it meets otherwise holds all the same.
         format!(
             "{PASTE_WARNING} While a command runs, or in a new window before its prompt, the text \
-             is read as typed, a new line as Enter: wait for the prompt ({}) before sending.",
+             is read as typed, a new line as Enter: wait for the prompt ({}) before sending. \
+             {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     } else {
         format!(
             "At a bash prompt, the text waits on the command line, new lines included, and nothing \
-             runs until Enter. Otherwise (a command running, a new window before its prompt), it \
-             is read as typed, a new line as Enter: the running program gets it first (a read takes \
-             the first line), then bash runs the rest line by line once back at its prompt. So before pasting several lines, \
-             wait for the prompt ({}).",
+             runs until Enter. A running program takes it as it takes a paste: one with a line \
+             editor using bracketed paste (bc, sqlite3, psql) keeps it on its line the same way \
+             until Enter; one without (python 3.11's or node's REPL, a read, a new window before \
+             its prompt) takes each line as it comes, a new line as Enter, and bash runs \
+             what is left line by line once back at its prompt. So before pasting several lines, \
+             wait for the prompt ({}). {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     };
@@ -220,7 +231,9 @@ pub fn send_keys_description(check: &TerminalCheck) -> String {
     };
     format!(
         "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
-         To type text, use send_text. {returns}",
+         To type text at a prompt or into a program's input, use send_text; a full-screen \
+         program's commands are keys, pressed here one name per character (\":\", \"w\", \"q\", \
+         \"Enter\" in vim; \"q\" in less), as vim inserts a paste as text in any mode. {returns}",
         key_names()
     )
 }
