@@ -194,3 +194,131 @@ fn descriptions_state_the_read_budget() {
         read_window.description
     );
 }
+
+/// The numeric ranges a text states (`0 to 50`), as (from, to).
+fn ranges(text: &str) -> Vec<(i64, i64)> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-'))
+        .collect();
+    words
+        .windows(3)
+        .filter(|w| w[1] == "to")
+        .filter_map(|w| Some((w[0].parse().ok()?, w[2].parse().ok()?)))
+        .collect()
+}
+
+/// Each integer argument of each tool, with its schema: (tool, argument, schema).
+fn integer_arguments() -> Vec<(&'static str, String, Value)> {
+    let mut found = Vec::new();
+    for (tool, schema) in input_schemas() {
+        for (name, property) in schema["properties"].as_object().unwrap() {
+            if property["type"] == "integer" {
+                found.push((tool, name.clone(), property.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// What the README says of `argument` in the row of `tool` in its table of tools: from the
+/// argument's name in backquotes to the next backquote.
+fn readme_says(readme: &str, tool: &str, argument: &str) -> Option<String> {
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{tool}")))
+        .unwrap_or_else(|| panic!("no row of {tool} in the README's table of tools"));
+    // the first cell lists the arguments: what is said comes after it
+    let said = row.splitn(3, '|').nth(2).unwrap();
+    let start = said.find(&format!("`{argument}`"))? + argument.len() + 2;
+    let end = said[start..].find('`').map_or(said.len(), |e| start + e);
+    Some(said[start..end].to_string())
+}
+
+/// One set of bounds: the schema's minimum and maximum of every integer argument, as the README's
+/// table of tools, the argument's description and the tool's description state them; and what 0
+/// means, for an argument that takes 0, said in each. ratd's own checks use rat-wire's constants,
+/// which the schema's bounds of the waits must equal.
+#[test]
+fn the_readme_and_the_descriptions_state_the_schema_bounds() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("the README");
+    let described = tools(&TerminalCheck::all_holding(), ReadBudget::DEFAULT);
+    let mut checked = Vec::new();
+    for (tool, argument, schema) in integer_arguments() {
+        let (min, max) = (schema["minimum"].as_i64(), schema["maximum"].as_i64());
+        let takes_zero = min.is_none_or(|m| m <= 0);
+        let readme_text = readme_says(&readme, tool, &argument)
+            .unwrap_or_else(|| panic!("the README's row of {tool} says nothing of {argument}"));
+        let description = schema["description"].as_str().unwrap();
+        let tool_text = &described
+            .iter()
+            .find(|t| t.name == tool)
+            .unwrap()
+            .description;
+        // the sentences of the tool's description naming the argument
+        let in_tool: Vec<&str> = tool_text
+            .split(". ")
+            .filter(|s| s.contains(argument.as_str()))
+            .collect();
+        match (min, max) {
+            (Some(min), Some(max)) => {
+                let bounds = vec![(min, max)];
+                assert_eq!(ranges(&readme_text), bounds, "README, {tool} {argument}");
+                assert_eq!(ranges(description), bounds, "schema, {tool} {argument}");
+                for sentence in &in_tool {
+                    assert_eq!(ranges(sentence), bounds, "{tool}'s description: {sentence}");
+                }
+            }
+            (Some(min), None) => {
+                assert!(
+                    readme_text.starts_with(&format!(" {min} or more")),
+                    "README, {tool} {argument}: {readme_text}"
+                );
+            }
+            _ => assert!(ranges(&readme_text).is_empty(), "{readme_text}"),
+        }
+        if takes_zero {
+            assert!(
+                readme_text.contains("0 or absent") || readme_text.contains("0 when absent"),
+                "the README's row of {tool} says what {argument} 0 means: {readme_text}"
+            );
+            assert!(
+                description.contains('0'),
+                "the schema of {tool} says what {argument} 0 means: {description}"
+            );
+            for sentence in &in_tool {
+                assert!(
+                    sentence.contains('0'),
+                    "{tool}'s description says what {argument} 0 means: {sentence}"
+                );
+            }
+        }
+        checked.push(format!("{tool}.{argument}"));
+    }
+    assert_eq!(
+        checked,
+        [
+            "send_text.wait_seconds",
+            "send_keys.wait_seconds",
+            "read_window.scrollback_rows",
+            "wait_window.max_seconds",
+            "read_file.start_line",
+            "read_file.max_lines",
+        ]
+    );
+    let schemas = input_schemas();
+    let property = |tool: &str, argument: &str| -> Value {
+        schemas.iter().find(|(n, _)| *n == tool).unwrap().1["properties"][argument].clone()
+    };
+    use rat_wire::input::{DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS};
+    for tool in ["send_text", "send_keys"] {
+        assert_eq!(
+            property(tool, "wait_seconds")["maximum"],
+            json!(MAX_WAIT_SECONDS)
+        );
+    }
+    let max_seconds = property("wait_window", "max_seconds");
+    assert_eq!(max_seconds["maximum"], json!(MAX_WAIT_SECONDS));
+    assert_eq!(max_seconds["default"], json!(DEFAULT_WAIT_SECONDS));
+}

@@ -44,7 +44,7 @@ pub struct SendText {
     pub text: String,
     /// true presses Enter after the text, running it at a prompt; false leaves it on the command line, or answers a program without Enter.
     pub enter: bool,
-    /// Seconds to wait for what it runs to finish, 0 to 50 (0 by default: returns at once). The answer is then wait_window's, with what the command printed.
+    /// Seconds to wait for what it runs to finish, 0 to 50; 0 or absent returns at once. The answer is then wait_window's, with what the command printed.
     #[serde(default)]
     #[schemars(range(min = 0, max = 50), extend("default" = 0))]
     pub wait_seconds: u32,
@@ -58,7 +58,7 @@ pub struct SendKeys {
     pub window: String,
     /// The key names, pressed in order.
     pub keys: Vec<String>,
-    /// Seconds to wait for what it runs to finish, 0 to 50 (0 by default: returns at once). The answer is then wait_window's, with what the command printed.
+    /// Seconds to wait for what it runs to finish, 0 to 50; 0 or absent returns at once. The answer is then wait_window's, with what the command printed.
     #[serde(default)]
     #[schemars(range(min = 0, max = 50), extend("default" = 0))]
     pub wait_seconds: u32,
@@ -167,11 +167,11 @@ pub struct WriteFile {
 pub struct ReadFile {
     /// absolute, or starting with ~/ for the home directory
     pub path: String,
-    /// the first line to read, from 1 (the default); negative counts from the end: -100 for the last 100 lines
+    /// the first line to read, from 1 (the default, and 0 the same); negative counts from the end: -100 for the last 100 lines
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub start_line: Option<i64>,
-    /// the most lines to read, all by default
+    /// the most lines to read; 0 or absent reads all
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u64")]
     pub max_lines: Option<u64>,

@@ -37,7 +37,7 @@
 //!
 //! **Writing in place**, as `cp` does: the file is truncated, then written. It keeps its mode,
 //! owner, hard links and extended attributes, and a symbolic link is followed, writing its target,
-//! as a human editing it would. The cost, told to the agent: a write failing midway (no space
+//! as a human editing it would; the result names the file written, then the link. The cost, told to the agent: a write failing midway (no space
 //! left) leaves the file partial, and the error says so. Rejected: a temporary file renamed over
 //! the target (atomic, but it breaks hard links, turns a link into a file, may change the owner,
 //! needs to write in the directory); an `atomic` parameter (small models set it "to be safe").
@@ -126,8 +126,8 @@ pub fn write_file_description() -> String {
 pub fn read_file_description(budget: ReadBudget) -> String {
     format!(
         "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \
-         default, negative counts from the end: -100 for the last 100 lines), at most max_lines \
-         (all by default). The result holds at most {budget}: a larger file read without a range \
+         default, and for 0; negative counts from the end: -100 for the last 100 lines), at most \
+         max_lines (all by default, and for 0). The result holds at most {budget}: a larger file read without a range \
          tells its size and line count, for you to pick a range. The path is absolute or starts \
          with ~/."
     )
@@ -136,8 +136,9 @@ pub fn read_file_description(budget: ReadBudget) -> String {
 /// write_file: writes `input.content` to `input.path`, creating the file (and its missing
 /// directories) or replacing it in place, within `deadline` (the call's time, 10 s in ratd).
 ///
-/// Results: `Created PATH (SIZE).` or `Replaced PATH (SIZE, SIZE before).`, plus the directories
-/// created; refusals and failures as the module doc tells. Log facts: `path`, `bytes`, `created`,
+/// Results: `Created PATH (SIZE).` or `Replaced PATH (SIZE, SIZE before).`, the file written
+/// through a symbolic link named with the link (`Created /srv/new.txt (13 B, through the link
+/// /home/u/dangling).`), plus the directories created; refusals and failures as the module doc tells. Log facts: `path`, `bytes`, `created`,
 /// `former_size`, `directories_created`.
 pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
     let bytes = input.content.len();
@@ -282,6 +283,56 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
         .collect())
 }
 
+/// The file opened as `file` when `path` itself is a symbolic link (dangling, relative or
+/// chained): the path the kernel resolved, read from `/proc/self/fd`, for the result to name
+/// the file really written or read, with the link. `None` when `path` is no link, and when the
+/// file's path is unknown (removed since it was opened). A link among the directories above is
+/// not told: write_file names the real directory, read_file the path as given.
+fn linked_file(path: &Path, file: &std::fs::File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    if !std::fs::symlink_metadata(path)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
+        return None;
+    }
+    let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    let removed = real.as_os_str().as_bytes().ends_with(b" (deleted)");
+    (real.is_absolute() && !removed).then_some(real)
+}
+
+/// Where the symbolic link `path` leads, its chain followed to the first path that is no link
+/// (a relative target read from the link's directory, by its real path, its `..` then taken
+/// from it); `None` when `path` is no link, or the chain is too long (40 links, the kernel's
+/// limit).
+fn link_end(path: &Path) -> Option<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let target = match std::fs::read_link(&at) {
+            Ok(target) => target,
+            Err(_) if at != path => return Some(at),
+            Err(_) => return None,
+        };
+        let dir = at
+            .parent()
+            .map(|dir| std::fs::canonicalize(dir).unwrap_or(dir.into()));
+        let mut next = dir.unwrap_or_default();
+        for component in target.components() {
+            match component {
+                Component::ParentDir => {
+                    next.pop();
+                }
+                Component::CurDir => {}
+                other => next.push(other),
+            }
+        }
+        at = next;
+    }
+    None
+}
+
 /// How a file tool accesses a file, for the texts refusing it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -338,7 +389,20 @@ fn failure(
     partial: bool,
 ) -> ToolResult {
     let errno = error.raw_os_error().map(Errno::from_raw);
-    let text = failure_text(errno, what, path, access, &user_name(), partial);
+    let mut text = failure_text(errno, what, path, access, &user_name(), partial);
+    if errno == Some(Errno::ENOENT)
+        && let Some(end) = link_end(path)
+    {
+        // a dangling link: what is missing is elsewhere
+        text += &format!(
+            " It is a symbolic link to {}, {}.",
+            end.display(),
+            match access {
+                Access::Read => "which does not exist",
+                Access::Write | Access::Create => "whose directory does not exist",
+            }
+        );
+    }
     let cause = match errno {
         Some(errno) => format!("{errno:?}: {error}"),
         None => error.to_string(),

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 
 use super::scan::{self, LineStart, NotText, Offence, Scanner};
 use super::text::{ago_text, plural, size_text};
-use super::{Access, ReadFile, failure, not_regular};
+use super::{Access, ReadFile, failure, linked_file, not_regular};
 use crate::result::{ReadBudget, ToolResult};
 
 /// Room left in a result for the header of a range, around the path: its longest form is a fixed
@@ -78,8 +78,14 @@ pub(super) fn read_opened(
     scan_deadline: Instant,
     now: SystemTime,
 ) -> ToolResult {
+    // through a symbolic link, the file read is named, and the link
+    let shown = match linked_file(path, &opened.file) {
+        Some(file) => format!("{} (through the link {})", file.display(), path.display()),
+        None => path.display().to_string(),
+    };
     let mut read = FileRead {
         path,
+        shown,
         what: format!("Reading {}", path.display()),
         file: opened.file,
         input,
@@ -101,6 +107,8 @@ pub(super) fn read_opened(
 /// A read of read_file in progress.
 struct FileRead<'a> {
     path: &'a Path,
+    /// How the results name the file: its path, or the file a link led to and the link.
+    shown: String,
     /// "Reading PATH", for failures.
     what: String,
     file: File,
@@ -161,15 +169,11 @@ impl FileRead<'_> {
         if !over {
             let lines = tally.lines();
             let header = if lines == 0 {
-                format!(
-                    "[{}: empty, modified {} ago]",
-                    self.path.display(),
-                    self.ago()
-                )
+                format!("[{}: empty, modified {} ago]", self.shown, self.ago())
             } else {
                 format!(
                     "[{}: {}, {}, modified {} ago]",
-                    self.path.display(),
+                    self.shown,
                     plural(lines, "line"),
                     size_text(data.len() as u64),
                     self.ago()
@@ -206,7 +210,7 @@ impl FileRead<'_> {
         ToolResult::message(format!(
             "{} holds {}, {count}, modified {} ago: {with}more than the read budget ({}). Read a \
              range with start_line and max_lines (start_line -100 for the last 100 lines).",
-            self.path.display(),
+            self.shown,
             self.size_text(),
             self.ago(),
             self.budget
@@ -267,7 +271,7 @@ impl FileRead<'_> {
                     return ToolResult::refused(
                         format!(
                             "{} has {}: start_line {asked} is past its end.",
-                            self.path.display(),
+                            self.shown,
                             plural(lines, "line")
                         ),
                         "start_line past the end",
@@ -291,7 +295,7 @@ impl FileRead<'_> {
     fn collect(&mut self, offset: u64, first: i64, before: Option<u64>) -> Done {
         let budget = self.budget.bytes();
         // the header is written once the lines are read: room is left for its longest form
-        let room = budget.saturating_sub(self.path.as_os_str().len() + HEADER_ROOM);
+        let room = budget.saturating_sub(self.shown.len() + HEADER_ROOM);
         let max_lines = match self.input.max_lines {
             Some(0) | None => u64::MAX,
             Some(max) => max,
@@ -390,7 +394,7 @@ impl FileRead<'_> {
         });
         format!(
             "[{}: {lines}, {size}, modified {} ago{cut}]",
-            self.path.display(),
+            self.shown,
             self.ago()
         )
     }
@@ -421,7 +425,7 @@ impl FileRead<'_> {
             format!(
                 "{} is not a text file: {why} (line {line}). Look at it in the terminal (file, xxd, \
                  base64).",
-                self.path.display()
+                self.shown
             ),
             cause,
         )
@@ -435,7 +439,7 @@ impl FileRead<'_> {
             format!(
                 "Line {number} of {} holds {more}{} alone, more than the read budget ({}): read it \
                  in the terminal (head -c, cut -c).",
-                self.path.display(),
+                self.shown,
                 size_text(size),
                 self.budget
             ),
@@ -448,7 +452,7 @@ impl FileRead<'_> {
         ToolResult::refused(
             format!(
                 "Line {number} of {} ({}) is too far to reach in time: {how}.",
-                self.path.display(),
+                self.shown,
                 self.size_text()
             ),
             "scan deadline reached",

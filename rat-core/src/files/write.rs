@@ -6,7 +6,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::text::size_text;
-use super::{Access, failure, not_regular};
+use super::{Access, failure, linked_file, not_regular};
 use crate::result::ToolResult;
 
 /// Writes `content` to the regular file at `path` (absolute, normalized), creating it and its
@@ -45,7 +45,8 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
 
 /// `path` by its real absolute path: its parent's realpath (symbolic links and `..` resolved
 /// as the kernel resolved them) and its name; `path` itself where its parent can not be
-/// resolved. The name stays: a symbolic link written through is named, not its target.
+/// resolved. The name stays: a symbolic link written through is named by it as the link, its
+/// target by [`linked_file`].
 fn real_name(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) => fs::canonicalize(parent)
@@ -121,6 +122,7 @@ fn write_opened(
         created = true;
     }
     let former = meta.len();
+    let linked = linked_file(path, &file);
     if let Err(error) = file.set_len(0) {
         return failure(&error, &what, path, Access::Write, false);
     }
@@ -134,12 +136,19 @@ fn write_opened(
     }
     let size = size_text(content.len() as u64);
     let shown = real_name(path);
+    // through a symbolic link, the file written is named, and the link after its size
+    let (written, through) = match &linked {
+        Some(real) => (
+            real.display(),
+            format!(", through the link {}", shown.display()),
+        ),
+        None => (shown.display(), String::new()),
+    };
     let mut text = if created {
-        format!("Created {} ({size}).", shown.display())
+        format!("Created {written} ({size}{through}).")
     } else {
         format!(
-            "Replaced {} ({size}, {} before).",
-            shown.display(),
+            "Replaced {written} ({size}, {} before{through}).",
             size_text(former)
         )
     };

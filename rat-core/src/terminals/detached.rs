@@ -1,14 +1,26 @@
 //! The processes a closed window leaves running: started from it, detached from its shell's
-//! jobs (`(command &)` in a subshell, `nohup`, `setsid`, daemons), they outlive the window, as
-//! they outlive a terminal a human closes. `close_window` finds them to tell the agent.
+//! jobs (`(command &)` in a subshell, `nohup`, `disown`, `setsid`, daemons that fork twice), they
+//! outlive the window, as they outlive a terminal a human closes. `close_window` finds them to
+//! tell the agent.
 //!
-//! Before the kill, the window's processes are noted from `/proc`: those of the pane's session
-//! (its shell leads it: a detached job keeps the session unless it calls `setsid`) and the
-//! descendants of its shell (a `setsid` one stays a descendant until its parent ends). After the
-//! kill, those still running, neither zombies nor a pid reused since (its start time tells), are
-//! the ones left.
+//! Before the kill, the window's processes are noted from `/proc`, three ways, as none finds them
+//! all alone:
+//! - by environment: every process a pane starts inherits `TMUX_PANE` (the pane's id) and `TMUX`
+//!   (the server's socket and pid) and keeps them through `setsid`, a new process group, or a
+//!   parent that ended; pane ids restart at `%0` on each server, so both are matched. Only the
+//!   processes of ratd's user are read (`/proc/PID/environ` of another user's is not readable).
+//! - by session: the pane's shell leads it; a detached job keeps it unless it calls `setsid`,
+//!   even when it cleared its environment (`env -i`).
+//! - by descent from the shell, which a `setsid` one stays until its parent ends.
+//!
+//! What escapes all three: a process that dropped both variables (`env -i`, `sudo`, a program
+//! running as another user) and also left the session and the shell's descendants.
+//!
+//! After the kill, those still running, neither zombies nor a pid reused since (its start time
+//! tells), are the ones left.
 
 use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use super::foreground::{Stat, escape, stat};
@@ -35,8 +47,70 @@ fn all_processes() -> HashMap<u32, Stat> {
         .collect()
 }
 
-/// The processes of the pane whose shell is `pane_pid`: its session, and its shell's
-/// descendants; the shell itself left out, as it ends with the window.
+/// What a pane marks in the environment of every process it starts: its `TMUX_PANE=%N` entry,
+/// and the start of its `TMUX` entry, the server's socket and pid (`TMUX=/tmp/x/rat-a,1234,`;
+/// the session's number after it is left out, as a window may move to another session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Marks {
+    pane: Vec<u8>,
+    server: Vec<u8>,
+}
+
+impl Marks {
+    /// The marks read from an environment block (`/proc/PID/environ`: `NAME=value` entries,
+    /// each ended by a NUL byte); `None` without both variables.
+    fn of_environment(environ: &[u8]) -> Option<Marks> {
+        let mut pane = None;
+        let mut server = None;
+        for entry in environ.split(|&b| b == 0) {
+            if entry.starts_with(b"TMUX_PANE=") {
+                pane = Some(entry.to_vec());
+            } else if entry.starts_with(b"TMUX=") {
+                let comma = entry.iter().rposition(|&b| b == b',')?;
+                server = Some(entry[..=comma].to_vec());
+            }
+        }
+        Some(Marks {
+            pane: pane?,
+            server: server?,
+        })
+    }
+
+    /// Whether an environment block holds both marks.
+    fn in_environment(&self, environ: &[u8]) -> bool {
+        let mut pane = false;
+        let mut server = false;
+        for entry in environ.split(|&b| b == 0) {
+            pane |= entry == self.pane.as_slice();
+            server |= entry.starts_with(&self.server);
+        }
+        pane && server
+    }
+}
+
+/// The marks of the pane whose shell is `pane_pid`, read from the shell's environment.
+fn pane_marks(pane_pid: u32) -> Option<Marks> {
+    Marks::of_environment(&std::fs::read(format!("/proc/{pane_pid}/environ")).ok()?)
+}
+
+/// The processes of ratd's user whose environment holds `marks`: started from the pane,
+/// wherever they went since.
+fn marked(all: &HashMap<u32, Stat>, marks: &Marks) -> Vec<u32> {
+    let uid = nix::unistd::geteuid().as_raw();
+    all.keys()
+        .copied()
+        .filter(|pid| {
+            // /proc/PID belongs to the process's user: another's environment is not readable
+            std::fs::metadata(format!("/proc/{pid}")).is_ok_and(|m| m.uid() == uid)
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|environ| marks.in_environment(&environ))
+        })
+        .collect()
+}
+
+/// The processes of the pane whose shell is `pane_pid`: those whose environment holds the
+/// pane's marks, those of its session, and its shell's descendants; the shell itself left out,
+/// as it ends with the window.
 pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
     let all = all_processes();
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -48,6 +122,9 @@ pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
         .filter(|(_, s)| s.session == pane_pid)
         .map(|(&pid, _)| pid)
         .collect();
+    if let Some(marks) = pane_marks(pane_pid) {
+        found.extend(marked(&all, &marks));
+    }
     let mut seen = HashSet::from([pane_pid]);
     let mut stack = vec![pane_pid];
     while let Some(pid) = stack.pop() {
@@ -59,6 +136,7 @@ pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
     }
     found.extend(seen);
     found.remove(&pane_pid);
+    found.remove(&std::process::id());
     let mut noted: Vec<Noted> = found
         .into_iter()
         .filter_map(|pid| {
@@ -146,6 +224,26 @@ mod tests {
              (x), 9 (x), 10 (x) and 2 more. They outlive the window: kill 1 2 3 4 5 6 7 8 9 10 ends \
              them."
         );
+    }
+
+    #[test]
+    fn marks_are_both_variables_of_the_same_server() {
+        let pane = b"A=1\0TMUX=/tmp/rat/rat-a,4321,0\0TMUX_PANE=%3\0B=2\0";
+        let marks = Marks::of_environment(pane).unwrap();
+        assert_eq!(marks.pane, b"TMUX_PANE=%3");
+        assert_eq!(marks.server, b"TMUX=/tmp/rat/rat-a,4321,");
+        assert!(marks.in_environment(pane));
+        // another session of the same server: the window moved
+        assert!(marks.in_environment(b"TMUX_PANE=%3\0TMUX=/tmp/rat/rat-a,4321,7\0"));
+        // the same pane id on another server, or on this server's socket before a restart
+        assert!(!marks.in_environment(b"TMUX_PANE=%3\0TMUX=/tmp/rat/rat-b,4321,0\0"));
+        assert!(!marks.in_environment(b"TMUX_PANE=%3\0TMUX=/tmp/rat/rat-a,999,0\0"));
+        // another pane, or one variable alone
+        assert!(!marks.in_environment(b"TMUX_PANE=%31\0TMUX=/tmp/rat/rat-a,4321,0\0"));
+        assert!(!marks.in_environment(b"TMUX_PANE=%3\0"));
+        assert!(!marks.in_environment(b"TMUX=/tmp/rat/rat-a,4321,0\0"));
+        assert_eq!(Marks::of_environment(b"TMUX_PANE=%3\0"), None);
+        assert_eq!(Marks::of_environment(b"TMUX=/x,1,0\0"), None);
     }
 
     #[tokio::test]

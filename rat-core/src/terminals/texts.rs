@@ -142,32 +142,47 @@ pub fn create_window_description(check: &TerminalCheck) -> String {
     )
 }
 
-/// Description of `close_window`: what it ends, and what it does not (detached jobs).
+/// Description of `close_window`: what it ends, what it does not (detached jobs), and which of
+/// those it can not find (`detached`: they dropped the window's variables and left its session).
 pub fn close_window_description() -> String {
     "Close a window you are done with, terminating what runs in it. Processes detached from it \
-     ((command &) in a subshell, nohup, setsid, daemons) outlive it: the result names those it finds left running."
+     ((command &) in a subshell, nohup, disown, setsid, daemons) outlive it: the result names \
+     each one left running, found by the TMUX and TMUX_PANE variables every process started \
+     from the window inherits. Not found: those that dropped them (env -i, sudo, another user) \
+     and left the window's session."
         .to_string()
 }
 
+/// How to type a command into a full-screen program, told alike by `send_text` and `send_keys`
+/// (`docs/design/terminals.md`, send_text: vim inserts a paste as text in every mode, less takes
+/// it as keys).
+const FULL_SCREEN_COMMANDS: &str = "A full-screen program's commands are keys: press them with \
+     send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\" in vim; \"q\" in less), as vim \
+     inserts a paste as text in any mode (or press \":\" with send_keys, then send the rest of the \
+     command line with send_text).";
+
 /// Description of `send_text`: what the text meets (the paste warning in place of what it meets
-/// at a prompt where bracketed paste does not hold), and a window of its own for each long
-/// running command rather than the background.
+/// at a prompt where bracketed paste does not hold), how a full-screen program's commands are
+/// typed, and a window of its own for each long running command rather than the background.
 pub fn send_text_description(check: &TerminalCheck) -> String {
     let meets = if check.warns_paste() {
         // In place of what text meets at a prompt (`docs/design/tools.md`, MCP instructions);
         // what it meets otherwise holds all the same.
         format!(
             "{PASTE_WARNING} While a command runs, or in a new window before its prompt, the text \
-             is read as typed, a new line as Enter: wait for the prompt ({}) before sending.",
+             is read as typed, a new line as Enter: wait for the prompt ({}) before sending. \
+             {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     } else {
         format!(
             "At a bash prompt, the text waits on the command line, new lines included, and nothing \
-             runs until Enter. Otherwise (a command running, a new window before its prompt), it \
-             is read as typed, a new line as Enter: the running program gets it first (a read takes \
-             the first line), then bash runs the rest line by line once back at its prompt. So before pasting several lines, \
-             wait for the prompt ({}).",
+             runs until Enter. A running program takes it as it takes a paste: one with a line \
+             editor using bracketed paste (bc, sqlite3, psql) keeps it on its line the same way \
+             until Enter; one without (python 3.11's or node's REPL, a read, a new window before \
+             its prompt) takes each line as it comes, a new line as Enter, and bash runs \
+             what is left line by line once back at its prompt. So before pasting several lines, \
+             wait for the prompt ({}). {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     };
@@ -178,7 +193,8 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
         "list_windows and read_window then follow it, with no script checking jobs or their logs"
     };
     let wait = if check.records_prompts() {
-        ", unless wait_seconds asks: then it answers as wait_window does once the command \
+        ", unless wait_seconds asks (0 to 50; 0 or absent returns at once): then it answers as \
+         wait_window does once the command \
          finished, with what it printed (a short command is one call; send a long one without \
          it, and wait for it later)"
     } else {
@@ -207,14 +223,17 @@ pub fn key_names() -> String {
 /// Description of `send_keys`: the names accepted (aliases not shown).
 pub fn send_keys_description(check: &TerminalCheck) -> String {
     let returns = if check.records_prompts() {
-        "Returns at once, unless wait_seconds asks: then it answers as wait_window does, with \
+        "Returns at once, unless wait_seconds asks (0 to 50; 0 or absent returns at once): then \
+         it answers as wait_window does, with \
          what followed (Enter, C-c)."
     } else {
         "Returns at once."
     };
     format!(
         "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
-         To type text, use send_text. {returns}",
+         To type text at a prompt or into a program's input, use send_text; a full-screen \
+         program's commands are keys, pressed here one name per character (\":\", \"w\", \"q\", \
+         \"Enter\" in vim; \"q\" in less), as vim inserts a paste as text in any mode. {returns}",
         key_names()
     )
 }
@@ -247,8 +266,8 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
     format!(
         "Wait until the command sent last to a window finished (bash back at its prompt){exited}. \
          Its answer carries the last rows the command printed (since the last answer while it runs), \
-         with their count and the read_window call showing the others. After max_seconds (20 by \
-         default, 50 at most), tells what still runs and since when: to wait longer, call it again once it returns; several calls at once on a window wait \
+         with their count and the read_window call showing the others. After max_seconds (1 to \
+         50, 20 by default), tells what still runs and since when: to wait longer, call it again once it returns; several calls at once on a window wait \
          together, no longer than one. Not seen as finished: a program waiting for input, and \
          what runs within ssh or an interpreter. Seen as finished at once: a command run in the \
          background (&)."

@@ -319,3 +319,84 @@ async fn a_file_under_the_budget_over_it_with_its_header_says_so() {
     [DIR]/near.txt holds 63.9 KiB, 655 lines, modified 3h ago: with its header and line numbers, more than the read budget (64 KiB). Read a range with start_line and max_lines (start_line -100 for the last 100 lines).
     ");
 }
+
+/// Through a link, the answer names the file really read, then the link: a relative link, a
+/// chain of links, a range, a file over the budget; a dangling link reads nothing.
+#[tokio::test]
+async fn the_file_read_through_a_link_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("files")).unwrap();
+    fs::create_dir_all(root.join("elsewhere")).unwrap();
+    file(&root.join("elsewhere/notes.txt"), "one\ntwo\nthree\n");
+    file(&root.join("elsewhere/big.txt"), "y\n".repeat(100_000));
+    symlink("../elsewhere/notes.txt", root.join("files/relative")).unwrap();
+    symlink("relative", root.join("files/chained")).unwrap();
+    symlink(root.join("files/chained"), root.join("files/chained-twice")).unwrap();
+    symlink(root.join("elsewhere/big.txt"), root.join("files/big")).unwrap();
+    symlink(root.join("elsewhere/none.txt"), root.join("files/dangling")).unwrap();
+    symlink("dangling", root.join("files/chained-dangling")).unwrap();
+    let mut t = Transcript::new(root);
+    let at = |name: &str| root.join(name).display().to_string();
+    t.add("read files/relative", &read(&at("files/relative")).await);
+    t.add(
+        "read files/chained-twice",
+        &read(&at("files/chained-twice")).await,
+    );
+    t.add(
+        "read files/chained lines 2 to 2",
+        &read_range(&at("files/chained"), Some(2), Some(1), None).await,
+    );
+    t.add("read files/big", &read(&at("files/big")).await);
+    t.add("read files/dangling", &read(&at("files/dangling")).await);
+    t.add(
+        "read files/chained-dangling",
+        &read(&at("files/chained-dangling")).await,
+    );
+    t.add(
+        "read elsewhere/notes.txt",
+        &read(&at("elsewhere/notes.txt")).await,
+    );
+    insta::assert_snapshot!(t.finish(), @r"
+    > read files/relative
+    ok path=[DIR]/files/relative lines=3 bytes=134 cut=false counted=true size=14
+    [[DIR]/elsewhere/notes.txt (through the link [DIR]/files/relative): 3 lines, 14 B, modified 3h ago]
+    one
+    two
+    three
+
+
+    > read files/chained-twice
+    ok path=[DIR]/files/chained-twice lines=3 bytes=139 cut=false counted=true size=14
+    [[DIR]/elsewhere/notes.txt (through the link [DIR]/files/chained-twice): 3 lines, 14 B, modified 3h ago]
+    one
+    two
+    three
+
+
+    > read files/chained lines 2 to 2
+    ok path=[DIR]/files/chained lines=1 bytes=127 cut=false counted=true size=14
+    [[DIR]/elsewhere/notes.txt (through the link [DIR]/files/chained): line 2 of 3, 14 B, modified 3h ago]
+    two
+
+
+    > read files/big
+    message path=[DIR]/files/big lines=0 cut=false counted=true size=200000
+    [DIR]/elsewhere/big.txt (through the link [DIR]/files/big) holds 195.3 KiB, 100000 lines, modified 3h ago: more than the read budget (64 KiB). Read a range with start_line and max_lines (start_line -100 for the last 100 lines).
+
+    > read files/dangling
+    refused (ENOENT: No such file or directory (os error 2)) path=[DIR]/files/dangling
+    Reading [DIR]/files/dangling failed: no such file or directory. It is a symbolic link to [DIR]/elsewhere/none.txt, which does not exist.
+
+    > read files/chained-dangling
+    refused (ENOENT: No such file or directory (os error 2)) path=[DIR]/files/chained-dangling
+    Reading [DIR]/files/chained-dangling failed: no such file or directory. It is a symbolic link to [DIR]/elsewhere/none.txt, which does not exist.
+
+    > read elsewhere/notes.txt
+    ok path=[DIR]/elsewhere/notes.txt lines=3 bytes=84 cut=false counted=true size=14
+    [[DIR]/elsewhere/notes.txt: 3 lines, 14 B, modified 3h ago]
+    one
+    two
+    three
+    ");
+}

@@ -407,3 +407,96 @@ async fn paths_told_are_real_paths_without_dot_dot() {
     Replaced [DIR]/elsewhere/made/b.txt (2 B, 1 B before).
     ");
 }
+
+/// Through a link, the answer names the file really written, then the link: a dangling link
+/// creating a file elsewhere, a relative link, a chain of links (relative, then absolute), a
+/// chain ending dangling, and a link to a large file replaced. Written without a link, or to a
+/// link's directory, the name is as before.
+#[tokio::test]
+async fn the_file_written_through_a_link_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("files")).unwrap();
+    fs::create_dir_all(root.join("elsewhere")).unwrap();
+    let big = file(&root.join("elsewhere/big.txt"), "x".repeat(2_000_000));
+    symlink(root.join("elsewhere/new.txt"), root.join("files/dangling")).unwrap();
+    symlink("../elsewhere/big.txt", root.join("files/relative")).unwrap();
+    symlink("relative", root.join("files/chained")).unwrap();
+    symlink(root.join("files/chained"), root.join("files/chained-twice")).unwrap();
+    symlink("dangling", root.join("files/chained-dangling")).unwrap();
+    symlink("../elsewhere/missing/x.txt", root.join("files/deep")).unwrap();
+    let mut t = Transcript::new(root);
+    let at = |name: &str| root.join(name).display().to_string();
+    t.add(
+        "write files/dangling",
+        &write(&at("files/dangling"), "made by link\n").await,
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("elsewhere/new.txt")).unwrap(),
+        "made by link\n"
+    );
+    t.add(
+        "write files/relative",
+        &write(&at("files/relative"), "relative\n").await,
+    );
+    assert_eq!(fs::read_to_string(&big).unwrap(), "relative\n");
+    t.add(
+        "write files/chained-twice",
+        &write(&at("files/chained-twice"), "chained\n").await,
+    );
+    assert_eq!(fs::read_to_string(&big).unwrap(), "chained\n");
+    fs::remove_file(root.join("elsewhere/new.txt")).unwrap();
+    t.add(
+        "write files/chained-dangling",
+        &write(&at("files/chained-dangling"), "made again\n").await,
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("elsewhere/new.txt")).unwrap(),
+        "made again\n"
+    );
+    t.add(
+        "write files/deep",
+        &write(&at("files/deep"), "nowhere\n").await,
+    );
+    assert!(!root.join("elsewhere/missing").exists());
+    t.add(
+        "write elsewhere/big.txt",
+        &write(&at("elsewhere/big.txt"), "plain\n").await,
+    );
+    for link in [
+        "dangling",
+        "relative",
+        "chained",
+        "chained-twice",
+        "chained-dangling",
+        "deep",
+    ] {
+        let meta = fs::symlink_metadata(root.join("files").join(link)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} still a link");
+    }
+    insta::assert_snapshot!(t.finish(), @r"
+    > write files/dangling
+    ok path=[DIR]/files/dangling bytes=13 created=true former_size=0 directories_created=0
+    Created [DIR]/elsewhere/new.txt (13 B, through the link [DIR]/files/dangling).
+
+    > write files/relative
+    ok path=[DIR]/files/relative bytes=9 created=false former_size=2000000 directories_created=0
+    Replaced [DIR]/elsewhere/big.txt (9 B, 1.9 MiB before, through the link [DIR]/files/relative).
+
+    > write files/chained-twice
+    ok path=[DIR]/files/chained-twice bytes=8 created=false former_size=9 directories_created=0
+    Replaced [DIR]/elsewhere/big.txt (8 B, 9 B before, through the link [DIR]/files/chained-twice).
+
+    > write files/chained-dangling
+    ok path=[DIR]/files/chained-dangling bytes=11 created=true former_size=0 directories_created=0
+    Created [DIR]/elsewhere/new.txt (11 B, through the link [DIR]/files/chained-dangling).
+
+    > write files/deep
+    refused (ENOENT: No such file or directory (os error 2)) path=[DIR]/files/deep bytes=8
+    Writing [DIR]/files/deep failed: no such file or directory. It is a symbolic link to [DIR]/elsewhere/missing/x.txt, whose directory does not exist.
+
+    > write elsewhere/big.txt
+    ok path=[DIR]/elsewhere/big.txt bytes=6 created=false former_size=8 directories_created=0
+    Replaced [DIR]/elsewhere/big.txt (6 B, 8 B before).
+    ");
+}

@@ -387,6 +387,57 @@ async fn vim_is_read_full_screen_with_its_cursor() {
         .await;
 }
 
+/// What send_text's and send_keys' descriptions say of a full-screen program, as an agent meets
+/// it in vim: a paste is inserted as text even in normal mode (`:wq` lands in the buffer), its
+/// commands are keys (`:`, `w`, `q`, `Enter` written and exited), or `:` pressed and the rest of
+/// the command line pasted; text for its input goes by send_text (inserted in insert mode).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_programs_commands_are_keys() {
+    let f = start(Home::default()).await;
+    f.controller.check_terminals().await;
+    let file = f.home().join("v.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let vim = async || {
+        t.send_text(text("main", "vim v.txt", true)).await;
+        f.read_until("s", "main", 0, |s| {
+            s.starts_with("[full-screen program") && s.contains("\"v.txt\"")
+        })
+        .await;
+    };
+    // a paste into vim in normal mode: inserted, as vim asked for bracketed paste
+    vim().await;
+    t.send_text(text("main", ":wq", true)).await;
+    let screen = f
+        .read_until("s", "main", 0, |s| s.lines().nth(1) == Some(":wqhello"))
+        .await;
+    assert_eq!(
+        screen.text.lines().nth(1),
+        Some(":wqhello"),
+        "{}",
+        screen.text
+    );
+    t.send_keys(keys("main", &["Escape", ":", "q", "!", "Enter"]))
+        .await;
+    f.ready("s", "main").await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n");
+    // text into insert mode by send_text, the command by keys
+    vim().await;
+    t.send_keys(keys("main", &["A"])).await;
+    t.send_text(text("main", " world", false)).await;
+    t.send_keys(keys("main", &["Escape", ":", "w", "q", "Enter"]))
+        .await;
+    f.ready("s", "main").await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello world\n");
+    // ":" pressed, the rest of the command line pasted, with Enter
+    vim().await;
+    t.send_keys(keys("main", &[":"])).await;
+    t.send_text(text("main", "s/hello/bye/ | wq", true)).await;
+    f.ready("s", "main").await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "bye world\n");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_line_is_cut_at_a_character_boundary() {
     let f = start_ready().await;

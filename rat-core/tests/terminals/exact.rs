@@ -332,41 +332,86 @@ async fn a_closed_window_names_what_it_leaves_running() {
         .await;
     assert_eq!(closed.text, "Window plain closed.");
     assert!(!running(pid_of("job.pid")) && !running(pid_of("shell.pid")));
-    // A subshell's job and a nohup job outlive it.
+    // Every way of leaving a process behind, in one window beside a job and a command that end
+    // with it: a subshell's job, nohup, setsid (a job, then -f), disown, and a daemon forking
+    // twice. setsid's processes and the daemon are in sessions of their own and no longer
+    // descend from the shell; each survivor writes its own pid.
+    std::fs::write(f.home().join("daemon.py"), DAEMON).unwrap();
     let started = f
         .run(
             "s",
             "jobs",
             "(sleep 3013 & echo $! > subshell.pid); nohup sleep 3014 >/dev/null 2>&1 & echo $! > \
-             nohup.pid",
+             nohup.pid; setsid sh -c 'echo $$ > setsid.pid; exec sleep 3015' & setsid -f sh -c \
+             'echo $$ > setsid-f.pid; exec sleep 3016'; sleep 3017 & echo $! > disown.pid; \
+             disown; python3 daemon.py; sleep 3019 & echo $! > job.pid",
         )
         .await;
     assert!(started.text.contains("exit status 0"), "{}", started.text);
-    let (subshell, nohup) = (pid_of("subshell.pid"), pid_of("nohup.pid"));
-    // nohup executes sleep in its own process, and the subshell's job is a forked bash until
-    // it executes sleep: each seen once it has.
-    eventually("nohup executed sleep", || {
-        std::fs::read(format!("/proc/{nohup}/cmdline")).is_ok_and(|c| c == b"sleep\x003014\x00")
-    })
-    .await;
-    eventually("the subshell's job executed sleep", || {
-        std::fs::read(format!("/proc/{subshell}/cmdline")).is_ok_and(|c| c == b"sleep\x003013\x00")
-    })
-    .await;
+    t.send_text(text("jobs", "sleep 3012", true)).await;
+    f.wait_command("s", "jobs", "sleep").await;
+    let foreground = foreground_pid(&f, "s", "jobs") as u32;
+    let mut left = Vec::new();
+    for (file, seconds) in [
+        ("subshell.pid", 3013),
+        ("nohup.pid", 3014),
+        ("setsid.pid", 3015),
+        ("setsid-f.pid", 3016),
+        ("disown.pid", 3017),
+        ("daemon.pid", 3018),
+    ] {
+        // Each is seen once it executed sleep (a forked bash or sh until then).
+        let cmdline = format!("sleep\0{seconds}\0");
+        eventually(&format!("{file}: sleep {seconds} runs"), || {
+            let pid = pid_of(file);
+            pid > 0
+                && std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c == cmdline.as_bytes())
+        })
+        .await;
+        left.push(pid_of(file));
+    }
+    let job = pid_of("job.pid");
+    assert!(running(job) && running(foreground));
     let closed = t
         .close_window(CloseWindow {
             name: "jobs".into(),
         })
         .await;
-    let (low, high) = (subshell.min(nohup), subshell.max(nohup));
+    left.sort();
+    let named: Vec<String> = left.iter().map(|p| format!("{p} (sleep)")).collect();
+    let pids: Vec<String> = left.iter().map(|p| p.to_string()).collect();
     assert_eq!(
         closed.text,
         format!(
-            "Window jobs closed. Still running, detached from it: {low} (sleep), {high} (sleep). \
-             They outlive the window: kill {low} {high} ends them."
+            "Window jobs closed. Still running, detached from it: {}. They outlive the window: \
+             kill {} ends them.",
+            named.join(", "),
+            pids.join(" ")
         )
     );
+    // What the answer names runs, what it does not name is gone.
+    for pid in left {
+        assert!(running(pid), "{pid} named, not running");
+    }
+    assert!(!running(job) && !running(foreground));
 }
+
+/// A daemon as they start: it forks, the child leaves the session (`setsid`) and forks again,
+/// both parents end, and the grandchild, its standard streams on /dev/null, runs `sleep 3018`.
+const DAEMON: &str = "import os, sys
+if os.fork():
+    sys.exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+null = os.open(os.devnull, os.O_RDWR)
+for fd in range(3):
+    os.dup2(null, fd)
+with open('daemon.pid', 'w') as f:
+    f.write(str(os.getpid()))
+os.execvp('sleep', ['sleep', '3018'])
+";
 
 /// Whether `pid` runs (a zombie does not).
 fn running(pid: u32) -> bool {
