@@ -226,6 +226,45 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
     process_name(argv0, &member.comm)
 }
 
+/// A job bash holds stopped (C-z): its number, the name of its process, and whether the
+/// command of the prompt stopped it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoppedJob {
+    /// bash's number of the job (`%N`).
+    pub number: u32,
+    /// The name of the process `jobs -l` gave for it.
+    pub name: String,
+    /// The command added the job (C-z on a command started at that prompt); otherwise the job
+    /// was there before (the command was `fg`, or exited 148 by itself).
+    pub new: bool,
+}
+
+/// The job stopped at `prompt`: its command's status was 128 + a stop signal, the hook noted
+/// bash's current job, and that job's process is stopped now (`T` in `/proc/PID/stat`), in
+/// the session of the shell that wrote the record. `None` otherwise: a status of 148 alone is
+/// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not told stopped.
+pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
+    let super::hook::Exit::Statuses(statuses) = &prompt.exit else {
+        return None;
+    };
+    if !matches!(statuses.last(), Some(147..=150)) {
+        return None;
+    }
+    let job = prompt.job?;
+    let process = stat(job.pid)?;
+    let shell = stat(prompt.shell?)?;
+    if process.state != b'T' || process.session != shell.session {
+        return None;
+    }
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    Some(StoppedJob {
+        number: job.number,
+        name: process_name(argv0, &process.comm)?,
+        new: job.new,
+    })
+}
+
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
 /// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
 pub(crate) fn exact(mut w: WindowDescription, features: &Features) -> WindowDescription {

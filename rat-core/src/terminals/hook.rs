@@ -43,7 +43,10 @@
 //!   mark, after every byte the command printed (docs/design/output.md).
 //!
 //! Nothing else is printed but `ESC[?2004h` (bracketed paste announced, as readline would).
-//! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing.
+//! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing; the entry calls
+//! the hook as `__rat_hook && :`, where bash ignores errexit for the whole function, so that
+//! `set -e` typed in a terminal never ends the shell at a prompt (the hook's short waits time
+//! out with a status of 142, and the hook returns the user's `$?`, non-zero after `! true`).
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -59,7 +62,10 @@ unset __rat_f
 __rat_dir=@DIR@
 __rat_on=1
 __rat_cn='\#'
-__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook}'
+__rat_jc='\j'
+# `&& :`: the hook runs where errexit is ignored (a command before `&&`), so `set -e` typed
+# in a terminal never ends the shell at a prompt, and its status stays the user's `$?`.
+__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook} && :'
 __rat_e=
 __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat_entry}}'
 # Defined with aliases off, builtins named as such: a startup file's aliases or functions
@@ -67,7 +73,7 @@ __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat
 __rat_aliases=
 if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-}
+  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-} j=-
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
   # The prompt's mark, after every byte the command printed: the pane's path (OSC 7).
@@ -98,8 +104,20 @@ __rat_hook() {
       [ "$a" = "$b" ] && break
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
+    # A command stopped (a status of 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): the
+    # current job's number and process, from the builtin `jobs`, for ratd to look at, and
+    # whether the command added that job (more jobs than at the prompt before, `\j`).
+    j=-
+    if ((r && __rat_s[0] > 146 && __rat_s[0] < 151)); then
+      builtin jobs -l %+ >"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
+      e=; builtin read -r e <"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
+      e=${e#\[}; i=${e%%]*}; e=${e#*]}; e=${e#[+-]}; e=${e#"${e%%[! ]*}"}; e=${e%% *}
+      [[ -n $i && $i != *[!0-9]* && -n $e && $e != *[!0-9]* ]] &&
+        j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0}))
+    fi
+    __rat_jl=${__rat_jc@P}
     if ! builtin read -t 0 2>/dev/null; then
-      builtin printf 'R %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
+      builtin printf 'R %s %s %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" "$$" "$j" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
@@ -132,8 +150,22 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN E` (the final
-/// `E` tells a whole line from one read while bash was writing it).
+/// bash's current job at a prompt whose command's status was 128 + a stop signal, as the hook
+/// noted it (`jobs -l %+`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    /// bash's number of the job (`%N`).
+    pub number: u32,
+    /// The process `jobs -l` gives first for it.
+    pub pid: u32,
+    /// Whether the command added it: bash had more jobs than at the prompt before (`\j`).
+    /// Not so after `fg` (the job was there before), nor after `(exit 148)` with an older
+    /// job stopped.
+    pub new: bool,
+}
+
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN
+/// SHELL JOB E` (the final `E` tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The pane's number (`%3` is 3).
@@ -159,6 +191,13 @@ pub struct Record {
     /// The length of `PS1` (unexpanded) when the hook ran: another length at the next prompt
     /// tells a prompt changed. `None` from an earlier hook.
     pub ps1_len: Option<u64>,
+    /// The process of the bash that wrote it (`$$`): a bash started inside the pane's shell
+    /// writes the same pane's record, with command numbers of its own. `None` from an earlier
+    /// hook.
+    pub shell: Option<u32>,
+    /// When the command's status was 128 + a stop signal: bash's current job then, `N:PID:NEW`
+    /// in the line. `None` otherwise.
+    pub job: Option<Job>,
 }
 
 impl Record {
@@ -192,7 +231,7 @@ impl Record {
         // server that outlived it, writes none).
         let rest: Vec<&str> = fields.collect();
         let (last, extra) = rest.split_last()?;
-        if *last != "E" || extra.len() > 2 {
+        if *last != "E" || extra.len() > 4 {
             return None;
         }
         let mark = match extra.first() {
@@ -202,6 +241,29 @@ impl Record {
         let ps1_len = match extra.get(1) {
             None => None,
             Some(n) => Some(n.parse().ok()?),
+        };
+        let shell = match extra.get(2) {
+            None => None,
+            Some(n) => Some(n.parse().ok()?),
+        };
+        let job = match extra.get(3) {
+            None | Some(&"-") => None,
+            Some(j) => {
+                let mut parts = j.split(':');
+                let job = Job {
+                    number: parts.next()?.parse().ok()?,
+                    pid: parts.next()?.parse().ok()?,
+                    new: match parts.next()? {
+                        "0" => false,
+                        "1" => true,
+                        _ => return None,
+                    },
+                };
+                if parts.next().is_some() {
+                    return None;
+                }
+                Some(job)
+            }
         };
         Some(Record {
             pane,
@@ -213,6 +275,8 @@ impl Record {
             ran,
             mark,
             ps1_len,
+            shell,
+            job,
         })
     }
 }
@@ -374,7 +438,26 @@ mod tests {
                 ran: true,
                 mark: None,
                 ps1_len: None,
+                shell: None,
+                job: None,
             })
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1 E")
+                .map(|r| (r.shell, r.job)),
+            Some((
+                Some(4242),
+                Some(Job {
+                    number: 2,
+                    pid: 4300,
+                    new: true
+                })
+            ))
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 0 13 1 41 7 4242 - E")
+                .map(|r| (r.shell, r.job)),
+            Some((Some(4242), None))
         );
         assert_eq!(
             Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 41 7 E")
@@ -393,7 +476,12 @@ mod tests {
             "R 3 12 1700000005 1700000004 1,0 13 1 41",
             "R 3 12 1700000005 1700000004 1,0 13 1 x E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 E E",
-            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 - 9 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:2 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:0 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 x - E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 x E",
         ] {
             assert_eq!(Record::parse(bad), None, "{bad}");

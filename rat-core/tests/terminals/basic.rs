@@ -1059,8 +1059,19 @@ async fn a_frozen_tmux_never_does_what_it_was_told_not_done_nor_enter_without_it
 async fn a_session_created_again_tells_why() {
     let f = start_ready().await;
     let t = f.controller.session("s");
-    // exit in the last window: the session ends with it.
+    // exit in the last window: the window stays, dead, until told; then the session ends.
     t.send_text(text("main", "exit", true)).await;
+    eventually("the shell ended", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{pane_dead}"])
+            .trim()
+            == "1"
+    })
+    .await;
+    let told = t.list_windows().await;
+    assert_eq!(
+        redact_times(&told.text),
+        "main: ended Ns ago, exit status 0"
+    );
     eventually("the session ended", || {
         !f.tmux(&["list-sessions", "-F", "#{session_name}"])
             .lines()

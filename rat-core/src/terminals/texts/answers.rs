@@ -218,3 +218,67 @@ pub(crate) fn quiet_hint(quiet: &str) -> String {
         " Nothing was displayed for {quiet}: normal for some commands; read_window shows whether it waits for input."
     )
 }
+
+// ---- the shell's own state: stopped jobs ----
+
+/// A wait answered by a prompt after the command was stopped (C-z): job `number`, `name`.
+pub(crate) fn stopped(window: &str, age: &str, number: u32, name: &str) -> String {
+    format!(
+        "{window}: the command was stopped {age} ago, not finished: it is job {number} \
+         ({name}), stopped. `fg` resumes it in the foreground; `kill %{number}` ends it."
+    )
+}
+
+/// Added to a finished command's answer when its status was 128 + a stop signal and bash's
+/// current job, there before the command (`fg` then C-z), is stopped.
+pub(crate) fn job_stopped(number: u32, name: &str) -> String {
+    format!(
+        " Job {number} ({name}) is stopped, not finished: `fg` resumes it in the foreground; \
+         `kill %{number}` ends it."
+    )
+}
+
+/// Added to a window's line when its last command was stopped (C-z) and still is.
+pub(crate) fn line_stopped(number: u32, name: &str, age: &str) -> String {
+    format!(
+        ", last command stopped: job {number} ({name}), `fg` resumes it, `kill %{number}` \
+         ends it ({age} ago)"
+    )
+}
+
+// ---- the shell's own state: a shell that ended ----
+
+/// How a window's shell ended, `age` ago: `ended 2m ago, exit status 3`.
+pub(crate) fn shell_ended(age: &str, status: Option<i32>, signal: Option<&str>) -> String {
+    match (status, signal) {
+        (Some(status), _) => format!("ended {age} ago, exit status {status}"),
+        (None, Some(signal)) => format!("ended {age} ago, killed by signal {signal}"),
+        (None, None) => {
+            format!("ended {age} ago, killed by a signal (this tmux does not tell which)")
+        }
+    }
+}
+
+/// The answer about a window whose shell ended (`how` from [`shell_ended`]): the window is
+/// closed once this is told.
+pub(crate) fn window_ended(window: &str, how: &str) -> String {
+    format!("{window}: its bash {how}: the window is closed now (create_window makes a new one).")
+}
+
+/// The line of list_windows of a window whose shell ended (`how` from [`shell_ended`]).
+pub(crate) fn line_ended(window: &str, how: &str) -> String {
+    format!("{window}: {how}")
+}
+
+/// An input to a window whose shell ended: nothing sent.
+pub(crate) fn sent_to_ended(window: &str, how: &str) -> String {
+    format!(
+        "Nothing was sent: the bash of {window} {how}. The window is closed now; \
+         create_window makes a new one."
+    )
+}
+
+/// create_window naming a window whose shell ended: told, then made anew.
+pub(crate) fn created_after_end(created: &str, window: &str, how: &str) -> String {
+    format!("The bash of the old {window} {how}. {created}")
+}

@@ -41,7 +41,7 @@ impl Terminals {
         window: &str,
     ) -> Result<Result<WindowDescription, Missing>, TmuxFailure> {
         let inner = self.inner();
-        match inner.list_windows(&self.session).await? {
+        match self.windows_settled().await? {
             None => {
                 let origin = inner.create_session(&self.session).await?;
                 Ok(Err(Missing::Session(origin.unwrap_or(Origin::New))))
@@ -62,6 +62,18 @@ impl Terminals {
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
             Err(fail) => return Err(fail.result()),
         };
+        if let Some(ended) = &w.ended {
+            let how = super::ended::how_ended(&w, ended);
+            return Err(
+                match self
+                    .tell_ended(window, &w, texts::sent_to_ended(window, &how))
+                    .await
+                {
+                    Ok(text) => ToolResult::refused(text, "the window's shell ended"),
+                    Err(fail) => fail.result(),
+                },
+            );
+        }
         // The hook told a prompt for the last input: bash is on its way to read the next line
         // (the rest of PROMPT_COMMAND, which may run a program, first).
         let editor_reads =

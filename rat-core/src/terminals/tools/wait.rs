@@ -127,13 +127,18 @@ impl Terminals {
         let mut recorded = prompts.subscribe();
         let stopping = inner.stopping.clone();
         loop {
-            let windows = inner.list_windows(&self.session).await?;
+            let windows = self.windows_settled().await?;
             let Some(w) = windows.and_then(|ws| ws.into_iter().find(|w| w.name == window)) else {
                 return Ok(ToolResult::refused(
                     texts::closed_while_waiting(window),
                     "window closed while waiting",
                 ));
             };
+            if let Some(ended) = &w.ended {
+                let how = super::ended::how_ended(&w, ended);
+                let text = texts::window_ended(window, &how);
+                return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+            }
             if w.finished() {
                 let text = self.finished_text(window, &w, check);
                 return Ok(ToolResult::ok(
@@ -173,6 +178,11 @@ impl Terminals {
         started: std::time::Instant,
         check: &TerminalCheck,
     ) -> Result<ToolResult, TmuxFailure> {
+        if let Some(ended) = &w.ended {
+            let how = super::ended::how_ended(&w, ended);
+            let text = texts::window_ended(window, &how);
+            return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+        }
         if w.finished() {
             let text = self.finished_text(window, &w, check);
             return Ok(ToolResult::ok(
@@ -197,7 +207,11 @@ impl Terminals {
 /// The answer of a wait whose window's prompt answers the last input.
 fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String {
     let age = ago(age_of(prompt.exit_time));
-    match &prompt.exit {
+    let stopped = foreground::stopped_job(prompt);
+    if let Some(job) = stopped.as_ref().filter(|job| job.new) {
+        return texts::stopped(window, &age, job.number, &job.name);
+    }
+    let text = match &prompt.exit {
         Exit::Started => texts::at_prompt(window, &ago(age_of(prompt.time))),
         Exit::Statuses(statuses) if check.tells_statuses() => {
             texts::finished_with(window, &age, &wait_exit(statuses))
@@ -206,6 +220,10 @@ fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String
             texts::finished_without_status(window, &age, texts::STATUS_NOT_RECORDED)
         }
         Exit::Unknown => texts::finished_without_status(window, &age, texts::STATUS_UNKNOWN),
+    };
+    match stopped {
+        Some(job) => text + &texts::job_stopped(job.number, &job.name),
+        None => text,
     }
 }
 

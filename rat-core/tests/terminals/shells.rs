@@ -1,0 +1,213 @@
+//! The shell's own state, as an agent meets it: options typed in a terminal (errexit), jobs
+//! stopped, shells that end, shells started inside shells. Exact texts asserted.
+
+use crate::common::*;
+use rat_core::result::Outcome;
+
+fn shown(f: &Fixture, r: &rat_core::result::ToolResult) -> String {
+    let outcome = match r.outcome {
+        Outcome::Ok => "ok",
+        Outcome::Message => "message",
+        Outcome::Refused { .. } => "refused",
+        Outcome::Failed { .. } => "failed",
+    };
+    format!("({outcome}) {}", f.redact(&r.text))
+}
+
+/// `set -e` (and its other spellings) typed alone must never end the shell: rat's hook waits
+/// on a FIFO with a timeout while an input is in flight (a status of 142 under errexit), and
+/// returns the user's `$?`. 50 times in a row, each answered as the command it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errexit_typed_alone_never_ends_the_shell() {
+    let f = start_ready().await;
+    let options = ["set -e", "set -euo pipefail", "set -o errexit"];
+    for i in 0..50 {
+        let line = options[i % options.len()];
+        let done = f.run("s", "main", line).await;
+        assert_eq!(
+            shown(&f, &done),
+            "(ok) main: the command finished Ns ago, exit status 0.\nNothing printed.",
+            "{line}, try {i}"
+        );
+        let undone = f.run("s", "main", "set +euo pipefail").await;
+        assert_eq!(
+            shown(&f, &undone),
+            "(ok) main: the command finished Ns ago, exit status 0.\nNothing printed.",
+            "after {line}, try {i}"
+        );
+    }
+    // Under errexit, a status bash does not exit for (`! true`) is told, and the shell stays;
+    // under nounset, the hook still records its prompts.
+    f.run("s", "main", "set -euo pipefail").await;
+    let not = f.run("s", "main", "! true").await;
+    insta::assert_snapshot!(shown(&f, &not), @r"
+    (ok) main: the command finished Ns ago, exit status 1.
+    Nothing printed.
+    ");
+    let after = f.run("s", "main", "echo still-here").await;
+    insta::assert_snapshot!(shown(&f, &after), @r"
+    (ok) main: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    still-here
+    ");
+    // The user's options stay theirs.
+    let options = f.run("s", "main", "echo $-; shopt -o pipefail").await;
+    insta::assert_snapshot!(shown(&f, &options), @r"
+    (ok) main: the command finished Ns ago, exit status 0.
+    [2 rows printed]
+    ehimuBHs
+    pipefail        on
+    ");
+}
+
+/// C-z on a command: told stopped (the job's process is in state `T`), with the ways on, in
+/// the wait and in list_windows; a status of 148 alone is a status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_job_is_told_stopped_with_the_ways_on() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "sleep 60", true)).await;
+    f.wait_command("s", "main", "sleep").await;
+    t.send_keys(keys("main", &["C-z"])).await;
+    let stopped = waited(&t, "main", 10).await;
+    insta::assert_snapshot!(shown(&f, &stopped), @r"
+    (ok) main: the command was stopped Ns ago, not finished: it is job 1 (sleep), stopped. `fg` resumes it in the foreground; `kill %1` ends it.
+    [2 rows printed]
+    ^Z
+    [1]+  Stopped                 sleep 60
+    ");
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: bash in ~, active Ns ago, last command stopped: job 1 (sleep), `fg` resumes it, `kill %1` ends it (Ns ago)");
+    // A status of 148 with that job still stopped: the status, and the job, both true.
+    let exited = f.run("s", "main", "(exit 148)").await;
+    insta::assert_snapshot!(shown(&f, &exited), @r"
+    (ok) main: the command finished Ns ago, exit status 148. Job 1 (sleep) is stopped, not finished: `fg` resumes it in the foreground; `kill %1` ends it.
+    Nothing printed.
+    ");
+    // fg, then C-z again: the job was there before the command.
+    t.send_text(text("main", "fg", true)).await;
+    f.wait_command("s", "main", "sleep").await;
+    t.send_keys(keys("main", &["C-z"])).await;
+    let again = waited(&t, "main", 10).await;
+    insta::assert_snapshot!(shown(&f, &again), @r"
+    (ok) main: the command finished Ns ago, exit status 148. Job 1 (sleep) is stopped, not finished: `fg` resumes it in the foreground; `kill %1` ends it.
+    [2 rows printed]
+    ^Z
+    [1]+  Stopped                 sleep 60
+    ");
+    // bash tells the job's end when it reaps it, before this prompt or the next one: its
+    // rows vary, the status not.
+    let ended = f.run("s", "main", "kill %1").await;
+    assert_eq!(
+        shown(&f, &ended).lines().next(),
+        Some("(ok) main: the command finished Ns ago, exit status 0.")
+    );
+    // No job left: a status of 148 is a status.
+    let after = f.run("s", "main", "(exit 148)").await;
+    assert_eq!(
+        shown(&f, &after).lines().next(),
+        Some("(ok) main: the command finished Ns ago, exit status 148.")
+    );
+}
+
+/// Waits until the shell of `window` (session `s`) ended: tmux keeps its pane, dead.
+async fn ended(f: &Fixture, window: &str) {
+    let target = format!("=s:={window}");
+    eventually(&format!("the shell of {window} ends"), || {
+        f.tmux(&["display-message", "-p", "-t", &target, "#{pane_dead}"])
+            .trim()
+            == "1"
+    })
+    .await;
+}
+
+async fn create(f: &Fixture, name: &str) -> rat_core::result::ToolResult {
+    let created = f
+        .controller
+        .session("s")
+        .create_window(rat_core::terminals::CreateWindow { name: name.into() })
+        .await;
+    f.ready("s", name).await;
+    created
+}
+
+/// A shell that ends keeps its end, told once: to the wait on it (an answer, not an error),
+/// with its status and the rows it printed since the last answer; or to list_windows, or to
+/// an input (nothing sent), or to create_window of that name (made anew). Then it goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_that_ends_keeps_its_end_until_told() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    create(&f, "build").await;
+    // exit N with a wait: the wait tells it, with the rows.
+    let exited = t
+        .send_text(run_text(
+            "build",
+            "for i in 1 2 3; do echo step$i; done; exit 3",
+            10,
+        ))
+        .await;
+    insta::assert_snapshot!(shown(&f, &exited), @r"
+    (ok) build: its bash ended Ns ago, exit status 3: the window is closed now (create_window makes a new one).
+    [4 rows printed]
+    step1
+    step2
+    step3
+    exit
+    ");
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: bash in ~, active Ns ago");
+    // set -e, then a failing command: list_windows tells it once, then it goes.
+    create(&f, "build").await;
+    f.run("s", "build", "set -e").await;
+    t.send_text(text("build", "ls /nonexistent-rat", true))
+        .await;
+    ended(&f, "build").await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"
+    (ok) main: bash in ~, active Ns ago
+    build: ended Ns ago, exit status 2
+    ");
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: bash in ~, active Ns ago");
+    let later = waited(&t, "build", 5).await;
+    insta::assert_snapshot!(shown(&f, &later), @r"(refused) No window build: list_windows shows your windows, create_window creates one.");
+    // Ctrl-D: a later wait on the name tells it.
+    create(&f, "build").await;
+    t.send_keys(keys("build", &["C-d"])).await;
+    ended(&f, "build").await;
+    let later = waited(&t, "build", 5).await;
+    insta::assert_snapshot!(shown(&f, &later), @r"
+    (ok) build: its bash ended Ns ago, exit status 0: the window is closed now (create_window makes a new one).
+    [1 row printed]
+    exit
+    ");
+    // Killed: the signal, where tmux tells it; an input to it sends nothing.
+    create(&f, "build").await;
+    t.send_text(text("build", "echo before; kill -9 $$", true))
+        .await;
+    ended(&f, "build").await;
+    let sent = t.send_text(text("build", "echo lost", true)).await;
+    insta::assert_snapshot!(shown(&f, &sent), @r"
+    (refused) Nothing was sent: the bash of build ended Ns ago, killed by signal 9. The window is closed now; create_window makes a new one.
+    [1 row printed]
+    before
+    ");
+    // create_window of a name whose shell ended: told, and made anew.
+    create(&f, "build").await;
+    t.send_text(text("build", "exit 5", true)).await;
+    ended(&f, "build").await;
+    let again = t
+        .create_window(rat_core::terminals::CreateWindow {
+            name: "build".into(),
+        })
+        .await;
+    insta::assert_snapshot!(shown(&f, &again), @r"(ok) The bash of the old build ended Ns ago, exit status 5. Window build created: bash is starting in ~.");
+    f.ready("s", "build").await;
+    let fresh = f.run("s", "build", "echo fresh").await;
+    insta::assert_snapshot!(shown(&f, &fresh), @r"
+    (ok) build: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    fresh
+    ");
+}
