@@ -192,6 +192,25 @@ pub(crate) fn reads_keys(pane_pid: u32) -> Option<bool> {
     Some(!settings.local_flags.contains(LocalFlags::ICANON))
 }
 
+/// Whether bash, in the foreground of the pane whose shell is `pane_pid` (the shell itself or
+/// a script), waits for a line on the terminal: its `read` builtin (`read -p 'Continue? '`).
+/// The terminal is in canonical mode (bash's line editor turns it off while it reads) and the
+/// process sleeps in the terminal's read (`/proc/PID/wchan`: `wait_woken` or `n_tty_read`); a
+/// script waiting for a command sleeps in `do_wait`, a loop of builtins runs.
+pub(crate) fn reads_a_line(pane_pid: u32) -> bool {
+    let Some(group) = foreground_group(pane_pid) else {
+        return false;
+    };
+    let Some(leader) = stat(group) else {
+        return false;
+    };
+    let wchan = std::fs::read_to_string(format!("/proc/{group}/wchan")).unwrap_or_default();
+    leader.comm == b"bash"
+        && leader.state == b'S'
+        && matches!(wchan.trim(), "wait_woken" | "n_tty_read")
+        && reads_keys(pane_pid) == Some(false)
+}
+
 /// The working directory of the pane's foreground process (`/proc/PID/cwd`, then the pane's
 /// shell's, as tmux reads it), escaped; `None` when neither can be read.
 pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {

@@ -81,7 +81,10 @@ impl Terminals {
         let mut line = texts::window_line(&w.name, &w.command, &w.path, &ago(now - w.activity));
         if check.records_prompts() {
             match &w.prompt {
-                None => line.push_str(texts::NO_PROMPT_YET),
+                // An input sent before the first prompt: its command runs (bash reads it at
+                // that prompt, which the hook does not record while the line waits).
+                None if w.input.is_none() => line.push_str(texts::NO_PROMPT_YET),
+                None => {}
                 Some(prompt) if check.tells_statuses() && w.finished() => {
                     let age = ago(age_of(prompt.exit_time));
                     if let Some(job) = foreground::stopped_job(prompt).filter(|job| job.new) {

@@ -192,10 +192,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     echo two
     ");
     let still = waited(&t, "main", 1).await;
-    insta::assert_snapshot!(shown(&f, &still), @r"
-        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
-        Nothing printed.
-        ");
+    insta::assert_snapshot!(shown(&f, &still), @r"(message) main: nothing runs: the line you typed waits on bash's command line, not run (sent without Enter). send_keys Enter runs it; C-c drops it.");
     let enter = t.send_text(text("main", "", true)).await;
     insta::assert_snapshot!(shown(&f, &enter), @"(ok) Pressed Enter in main.");
     f.ready("s", "main").await;
@@ -836,10 +833,10 @@ async fn unset_prompt_command_typed_in_a_terminal_is_healed_at_the_next_command(
     // No prompt of rat's after it: bash in the foreground, nothing seen finished.
     let waited = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &waited), @r"
-        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
-        [1 row printed]
-        $
-        ");
+    (ok) main: no prompt recorded since your last input, Ns ago: it assigned or unset PROMPT_COMMAND, which took rat's hook out of this shell. The next command puts it back if PROMPT_COMMAND is now empty or unset; assigned something else, only a new window has it (add to PROMPT_COMMAND rather than replace it).
+    [1 row printed]
+    $
+    ");
     // The next command puts rat's entry back (PS0), and its prompt is recorded.
     let done = f.run("s", "main", "(exit 6)").await;
     insta::assert_snapshot!(shown(&f, &done), @r"

@@ -211,3 +211,96 @@ async fn a_shell_that_ends_keeps_its_end_until_told() {
     fresh
     ");
 }
+
+/// A wait on a window whose bash shows no prompt since the last input says why, where rat
+/// knows: a line typed without Enter (at once), bash's read builtin, its continuation prompt,
+/// PROMPT_COMMAND assigned by the input; list_windows says nothing of a missing prompt while
+/// a command sent before the first prompt runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn known_causes_of_no_prompt_are_said_plainly() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let typed = t
+        .send_text(run_text_without_enter("main", "echo typed", 10))
+        .await;
+    insta::assert_snapshot!(shown(&f, &typed), @r"(message) main: nothing runs: the line you typed waits on bash's command line, not run (sent without Enter). send_keys Enter runs it; C-c drops it.");
+    t.send_keys(keys("main", &["C-c"])).await;
+    waited(&t, "main", 10).await;
+    // A line completed by Tab, waiting for Enter.
+    t.send_text(text("main", "ech", false)).await;
+    let tab = t.send_keys(keys_waiting("main", &["Tab"], 10)).await;
+    insta::assert_snapshot!(shown(&f, &tab), @r"(message) main: nothing runs: the line you typed waits on bash's command line, not run (sent without Enter). send_keys Enter runs it; C-c drops it.");
+    let ran = t.send_keys(keys_waiting("main", &["Enter"], 10)).await;
+    insta::assert_snapshot!(shown(&f, &ran), @r"
+    (ok) main: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    ");
+    // bash's read builtin.
+    let read = t
+        .send_text(run_text("main", "read -p 'Continue? ' answer", 1))
+        .await;
+    insta::assert_snapshot!(shown(&f, &read), @r"
+    (ok) main: waiting for input, Ns since your last input: bash's read builtin waits for a line (as read -p does). read_window shows its question; send_text answers it.
+    [1 row printed]
+    Continue?
+    ");
+    let answered = t.send_text(run_text("main", "y", 10)).await;
+    insta::assert_snapshot!(shown(&f, &answered), @r"
+    (ok) main: the command finished Ns ago, exit status 0.
+    Nothing printed.
+    ");
+    // The continuation prompt.
+    let open = t.send_text(run_text("main", "echo trailing \\", 1)).await;
+    insta::assert_snapshot!(shown(&f, &open), @r"
+    (ok) main: nothing finished since your last input, Ns ago: bash waits for the rest of the command at its continuation prompt (PS2: an open quote, a trailing \, an unfinished if or loop). Send the rest, or C-c to drop it.
+    [1 row printed]
+    >
+    ");
+    let closed = t.send_text(run_text("main", "end", 10)).await;
+    insta::assert_snapshot!(shown(&f, &closed), @r"
+    (ok) main: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    trailing end
+    ");
+    // PROMPT_COMMAND emptied by the agent: said, and healed at the next command.
+    let emptied = t.send_text(run_text("main", "PROMPT_COMMAND=", 1)).await;
+    insta::assert_snapshot!(shown(&f, &emptied), @r"
+    (ok) main: no prompt recorded since your last input, Ns ago: it assigned or unset PROMPT_COMMAND, which took rat's hook out of this shell. The next command puts it back if PROMPT_COMMAND is now empty or unset; assigned something else, only a new window has it (add to PROMPT_COMMAND rather than replace it).
+    [1 row printed]
+    $
+    ");
+    let healed = f.run("s", "main", "(exit 4)").await;
+    insta::assert_snapshot!(shown(&f, &healed), @r"
+    (ok) main: the command finished Ns ago, exit status 4.
+    Nothing printed.
+    ");
+    // A command sent before the first prompt, running: no word of a missing prompt.
+    t.create_window(rat_core::terminals::CreateWindow {
+        name: "early".into(),
+    })
+    .await;
+    t.send_text(text("early", "sleep 30", true)).await;
+    f.wait_command("s", "early", "sleep").await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"
+    (ok) main: bash in ~, active Ns ago, last command exited with status 4 (Ns ago)
+    early: sleep in ~, active Ns ago
+    ");
+}
+
+fn run_text_without_enter(window: &str, text: &str, seconds: u32) -> rat_core::terminals::SendText {
+    rat_core::terminals::SendText {
+        window: window.into(),
+        text: text.into(),
+        enter: false,
+        wait_seconds: seconds,
+    }
+}
+
+fn keys_waiting(window: &str, pressed: &[&str], seconds: u32) -> rat_core::terminals::SendKeys {
+    rat_core::terminals::SendKeys {
+        window: window.into(),
+        keys: pressed.iter().map(|k| k.to_string()).collect(),
+        wait_seconds: seconds,
+    }
+}

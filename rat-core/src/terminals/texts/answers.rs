@@ -282,3 +282,41 @@ pub(crate) fn sent_to_ended(window: &str, how: &str) -> String {
 pub(crate) fn created_after_end(created: &str, window: &str, how: &str) -> String {
     format!("The bash of the old {window} {how}. {created}")
 }
+
+// ---- the shell's own state: why no prompt came ----
+
+/// A wait on a window whose command line holds a line typed without Enter (a text sent
+/// without it, or keys such as Tab): nothing runs.
+pub(crate) fn line_waits(window: &str) -> String {
+    format!(
+        "{window}: nothing runs: the line you typed waits on bash's command line, not run \
+         (sent without Enter). send_keys Enter runs it; C-c drops it."
+    )
+}
+
+/// A wait that ran out with bash's `read` builtin waiting for a line, `since` ago.
+pub(crate) fn reads_line(window: &str, since: &str) -> String {
+    format!(
+        "{window}: waiting for input, {since} since your last input: bash's read builtin waits \
+         for a line (as read -p does). read_window shows its question; send_text answers it."
+    )
+}
+
+/// A wait that ran out at bash's continuation prompt (PS2), `since` ago.
+pub(crate) fn continuation(window: &str, since: &str) -> String {
+    format!(
+        "{window}: nothing finished since your last input, {since} ago: bash waits for the \
+         rest of the command at its continuation prompt (PS2: an open quote, a trailing \\, \
+         an unfinished if or loop). Send the rest, or C-c to drop it."
+    )
+}
+
+/// A wait that ran out after the last input assigned or unset PROMPT_COMMAND, `since` ago.
+pub(crate) fn hook_taken_out(window: &str, since: &str) -> String {
+    format!(
+        "{window}: no prompt recorded since your last input, {since} ago: it assigned or unset \
+         PROMPT_COMMAND, which took rat's hook out of this shell. The next command puts it back \
+         if PROMPT_COMMAND is now empty or unset; assigned something else, only a new window \
+         has it (add to PROMPT_COMMAND rather than replace it)."
+    )
+}

@@ -198,6 +198,7 @@ impl Terminals {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
+        turn.note_text(&input.text);
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)

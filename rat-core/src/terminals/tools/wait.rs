@@ -145,6 +145,10 @@ impl Terminals {
                     self.with_output(window, w.pane, text, true).await?,
                 ));
             }
+            // A line typed without Enter at the prompt: nothing will run until Enter.
+            if w.input.is_some() && w.command == "bash" && prompts.pane(w.pane).open.is_some() {
+                return Ok(ToolResult::message(texts::line_waits(window)));
+            }
             let pane = w.pane;
             // Until its pane's prompt answers the last input (looked up in memory, at each
             // record), or a while has passed: then tmux is asked again.
@@ -191,13 +195,82 @@ impl Terminals {
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
         let w = foreground::exact(w, &self.inner().features());
-        let text = running_text(window, &w, now_f64(), waited);
+        let text = match self.why_no_prompt(window, &w).await? {
+            Some(text) => text,
+            None => running_text(window, &w, now_f64(), waited),
+        };
         Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
             ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
         })
     }
+    /// Why bash, in the foreground with no prompt since the last input, shows none, where it
+    /// is known: the input took rat's hook out (it assigned PROMPT_COMMAND), bash's `read`
+    /// builtin waits for a line, or bash waits at its continuation prompt (`> `, PS2's default,
+    /// before the cursor, while its line editor reads). `None`: not known.
+    async fn why_no_prompt(
+        &self,
+        window: &str,
+        w: &WindowDescription,
+    ) -> Result<Option<String>, TmuxFailure> {
+        let Some(input) = w.input else {
+            return Ok(None);
+        };
+        if w.command != "bash" || w.prompt.is_none() {
+            return Ok(None);
+        }
+        let since = ago((now_f64() - input).round() as i64);
+        let state = self.inner().live_any().prompts.pane(w.pane);
+        if state.sets_prompt_command {
+            return Ok(Some(texts::hook_taken_out(window, &since)));
+        }
+        if foreground::reads_a_line(w.pane_pid) {
+            return Ok(Some(texts::reads_line(window, &since)));
+        }
+        if foreground::reads_keys(w.pane_pid) == Some(true)
+            && self.before_cursor(window).await?.as_deref() == Some("> ")
+        {
+            return Ok(Some(texts::continuation(window, &since)));
+        }
+        Ok(None)
+    }
+
+    /// The text on the cursor's row before the cursor, as tmux shows it.
+    async fn before_cursor(&self, window: &str) -> Result<Option<String>, TmuxFailure> {
+        let target = self.target(window);
+        let inner = self.inner();
+        let reply = inner
+            .reply(tmux_cc::Command::new("display-message").args([
+                "-p",
+                "-t",
+                &target,
+                "#{cursor_x} #{cursor_y}",
+            ]))
+            .await?;
+        let said = crate::terminals::controller::lines(&reply).join("");
+        let Some((x, y)) = said.trim().split_once(' ') else {
+            return Ok(None);
+        };
+        let (Ok(x), Ok(y)) = (x.parse::<usize>(), y.parse::<u32>()) else {
+            return Ok(None);
+        };
+        let row = y.to_string();
+        let reply = inner
+            .reply(
+                tmux_cc::Command::new("capture-pane")
+                    .args(["-p", "-t", &target, "-S", &row, "-E", &row]),
+            )
+            .await?;
+        let line = crate::terminals::controller::lines(&reply).join("");
+        // capture-pane leaves out a row's trailing spaces: the cursor stands past them.
+        let mut before: String = line.chars().take(x).collect();
+        while before.chars().count() < x {
+            before.push(' ');
+        }
+        Ok(Some(before))
+    }
+
     fn finished_text(&self, window: &str, w: &WindowDescription, check: &TerminalCheck) -> String {
         let prompt = w.prompt.as_ref().expect("finished means a prompt");
         finished_text(window, prompt, check)
