@@ -73,7 +73,7 @@ pub(crate) fn stat(pid: u32) -> Option<Stat> {
 
 /// The foreground process group of the terminal of `pane_pid` (the pane's shell), as
 /// `tcgetpgrp` on the pane would tell it.
-fn foreground_group(pane_pid: u32) -> Option<u32> {
+pub(crate) fn foreground_group(pane_pid: u32) -> Option<u32> {
     stat(pane_pid)?.tpgid
 }
 
@@ -211,6 +211,81 @@ pub(crate) fn reads_a_line(pane_pid: u32) -> bool {
         && reads_keys(pane_pid) == Some(false)
 }
 
+/// The process of a bash started inside the pane's shell (`bash`, `bash -l`) by the last input
+/// (it did not lead the terminal's foreground then: `at_input`), when it leads it now with its
+/// line editor reading (canonical mode off): at its first prompt. `None` otherwise: the pane's
+/// own shell, a script, a program, or a bash that led the terminal already (still to read the
+/// input: its hook records the prompt after it).
+pub(crate) fn inner_bash_at_prompt(pane_pid: u32, at_input: Option<u32>) -> Option<u32> {
+    let group = foreground_group(pane_pid)?;
+    let leader = stat(group)?;
+    if group == pane_pid || Some(group) == at_input || leader.comm != b"bash" {
+        return None;
+    }
+    // bash itself, not a fork of it about to run a pipeline's command: its command line names
+    // bash, and it sleeps in its line editor's wait for a key (select), the terminal's
+    // canonical mode off.
+    let cmdline = std::fs::read(format!("/proc/{group}/cmdline")).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    let wchan = std::fs::read_to_string(format!("/proc/{group}/wchan")).unwrap_or_default();
+    (uncut_name(argv0) == b"bash"
+        && leader.state == b'S'
+        && (wchan.starts_with("poll_schedule_timeout") || wchan.starts_with("do_select"))
+        && reads_keys(pane_pid) == Some(true))
+    .then_some(group)
+}
+
+/// When process `pid` started, Unix seconds: its start in clock ticks since boot (100 a second,
+/// Linux's USER_HZ) after the boot time (now less `/proc/uptime`).
+fn started_at(pid: u32) -> Option<f64> {
+    let start = stat(pid)?.start as f64 / 100.0;
+    let uptime = std::fs::read_to_string("/proc/uptime").ok()?;
+    let up: f64 = uptime.split_whitespace().next()?.parse().ok()?;
+    Some(super::prompts::now_f64() - up + start)
+}
+
+/// Programs that show prompts of their own, beyond the reach of rat's hook: another user's
+/// shell (`su`, `sudo -i`), a remote one (`ssh`), a container's, other shells, REPLs.
+const OWN_PROMPTS: &[&str] = &[
+    "su",
+    "sudo",
+    "ssh",
+    "mosh-client",
+    "telnet",
+    "docker",
+    "podman",
+    "kubectl",
+    "chroot",
+    "machinectl",
+    "nsenter",
+    "sh",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "python",
+    "python3",
+    "node",
+    "irb",
+    "psql",
+    "mysql",
+    "sqlite3",
+    "gdb",
+];
+
+/// Whether `command`, in a pane's foreground, shows prompts of its own that rat's hook does
+/// not reach (see [`OWN_PROMPTS`]).
+pub(crate) fn runs_its_own_prompts(command: &str) -> bool {
+    OWN_PROMPTS.contains(&command)
+}
+
+/// Whether the pane's shell is no longer the bash tmux started there (`exec bash -l` replaced
+/// it: its command line lacks rat's `--rcfile`).
+pub(crate) fn shell_replaced(pane_pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pane_pid}/cmdline"))
+        .is_ok_and(|c| !c.split(|&b| b == 0).any(|arg| arg == b"--rcfile"))
+}
+
 /// The working directory of the pane's foreground process (`/proc/PID/cwd`, then the pane's
 /// shell's, as tmux reads it), escaped; `None` when neither can be read.
 pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {
@@ -260,7 +335,9 @@ pub(crate) struct StoppedJob {
 
 /// The job stopped at `prompt`: its command's status was 128 + a stop signal, the hook noted
 /// bash's current job, and that job's process is stopped now (`T` in `/proc/PID/stat`), in
-/// the session of the shell that wrote the record. `None` otherwise: a status of 148 alone is
+/// the session of the shell that wrote the record. The command added it when its process
+/// started after the prompt before (the hook's `$EPOCHREALTIME` of it); bash's count of jobs,
+/// which a job reaped at that prompt offsets, only where that is not known. `None` otherwise: a status of 148 alone is
 /// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not told stopped.
 pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     let super::hook::Exit::Statuses(statuses) = &prompt.exit else {
@@ -277,10 +354,17 @@ pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     }
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    // Started by the command: after the prompt before it (a process's start is told in
+    // hundredths of a second, cut: 20 ms of margin), or, where that is not known, bash had
+    // more jobs than at that prompt.
+    let new = match (started_at(job.pid), job.prompt_before) {
+        (Some(start), Some(before)) => start > before as f64 / 1e6 - 0.02,
+        _ => job.more,
+    };
     Some(StoppedJob {
         number: job.number,
         name: process_name(argv0, &process.comm)?,
-        new: job.new,
+        new,
     })
 }
 

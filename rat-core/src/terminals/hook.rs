@@ -67,7 +67,11 @@ __rat_jc='\j'
 # in a terminal never ends the shell at a prompt, and its status stays the user's `$?`.
 __rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook} && :'
 __rat_e=
-__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat_entry}}'
+# PS0's piece: `$!` noted; rat's entry put back into a PROMPT_COMMAND left empty (element 0) or,
+# in a bash started inside this one (`__rat_own` is not exported), added as element 990 when
+# missing, with the command number, so that the prompt after its first command is recorded.
+__rat_own=0
+__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}'
 # Defined with aliases off, builtins named as such: a startup file's aliases or functions
 # (printf, read) never change it.
 __rat_aliases=
@@ -105,17 +109,17 @@ __rat_hook() {
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
     # A command stopped (a status of 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): the
-    # current job's number and process, from the builtin `jobs`, for ratd to look at, and
-    # whether the command added that job (more jobs than at the prompt before, `\j`).
+    # current job's number and process, from the builtin `jobs`, for ratd to look at, whether
+    # bash has more jobs than at the prompt before (`\j`), and when that prompt was.
     j=-
     if ((r && __rat_s[0] > 146 && __rat_s[0] < 151)); then
       builtin jobs -l %+ >"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
       e=; builtin read -r e <"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
       e=${e#\[}; i=${e%%]*}; e=${e#*]}; e=${e#[+-]}; e=${e#"${e%%[! ]*}"}; e=${e%% *}
       [[ -n $i && $i != *[!0-9]* && -n $e && $e != *[!0-9]* ]] &&
-        j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0}))
+        j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0})):${__rat_pt:--}
     fi
-    __rat_jl=${__rat_jc@P}
+    __rat_jl=${__rat_jc@P} __rat_pt=${EPOCHREALTIME/,/.}
     if ! builtin read -t 0 2>/dev/null; then
       builtin printf 'R %s %s %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" "$$" "$j" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
@@ -124,6 +128,10 @@ __rat_hook() {
 }
 if [ -n "$__rat_aliases" ]; then shopt -s expand_aliases; fi
 unset __rat_aliases
+# A bash started inside this one (`bash`, `bash -l`, `exec bash -l`) inherits the hook, its
+# variables and PS0, whatever its startup files assign to PROMPT_COMMAND.
+export -f __rat_hook
+export __rat_dir __rat_on __rat_cn __rat_jc __rat_entry __rat_e __rat_ps0 PS0
 if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
 else
@@ -158,10 +166,14 @@ pub struct Job {
     pub number: u32,
     /// The process `jobs -l` gives first for it.
     pub pid: u32,
-    /// Whether the command added it: bash had more jobs than at the prompt before (`\j`).
-    /// Not so after `fg` (the job was there before), nor after `(exit 148)` with an older
-    /// job stopped.
-    pub new: bool,
+    /// Whether bash had more jobs than at the prompt before (`\j`): the command added one,
+    /// unless a job was reaped at that prompt. Not so after `fg` (the job was there before),
+    /// nor after `(exit 148)` with an older job stopped.
+    pub more: bool,
+    /// When the prompt before was shown (`$EPOCHREALTIME`), Unix microseconds: a job whose
+    /// process started after it was started by this prompt's command. `None` from a shell's
+    /// first prompt.
+    pub prompt_before: Option<i64>,
 }
 
 /// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN
@@ -195,8 +207,8 @@ pub struct Record {
     /// writes the same pane's record, with command numbers of its own. `None` from an earlier
     /// hook.
     pub shell: Option<u32>,
-    /// When the command's status was 128 + a stop signal: bash's current job then, `N:PID:NEW`
-    /// in the line. `None` otherwise.
+    /// When the command's status was 128 + a stop signal: bash's current job then,
+    /// `N:PID:MORE:BEFORE` in the line. `None` otherwise.
     pub job: Option<Job>,
 }
 
@@ -253,10 +265,14 @@ impl Record {
                 let job = Job {
                     number: parts.next()?.parse().ok()?,
                     pid: parts.next()?.parse().ok()?,
-                    new: match parts.next()? {
+                    more: match parts.next()? {
                         "0" => false,
                         "1" => true,
                         _ => return None,
+                    },
+                    prompt_before: match parts.next()? {
+                        "-" => None,
+                        t => Some(micros(t)?),
                     },
                 };
                 if parts.next().is_some() {
@@ -279,6 +295,17 @@ impl Record {
             job,
         })
     }
+}
+
+/// `$EPOCHREALTIME` (`1700000001.250000`) in microseconds.
+fn micros(time: &str) -> Option<i64> {
+    let (seconds, fraction) = time.split_once('.').unwrap_or((time, ""));
+    if fraction.len() > 6 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let seconds: i64 = seconds.parse().ok()?;
+    let fraction: i64 = format!("{fraction:0<6}").parse().ok()?;
+    Some(seconds * 1_000_000 + fraction)
 }
 
 /// The hook's private directory (mode 0700, removed on drop): `rc`, `out/PANE` (each pane's
@@ -443,14 +470,17 @@ mod tests {
             })
         );
         assert_eq!(
-            Record::parse("R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1 E")
-                .map(|r| (r.shell, r.job)),
+            Record::parse(
+                "R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1:1700000001.25 E"
+            )
+            .map(|r| (r.shell, r.job)),
             Some((
                 Some(4242),
                 Some(Job {
                     number: 2,
                     pid: 4300,
-                    new: true
+                    more: true,
+                    prompt_before: Some(1_700_000_001_250_000),
                 })
             ))
         );
@@ -480,7 +510,9 @@ mod tests {
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:2 E",
-            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:0 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:x E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:-:0 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 x - E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 x E",
         ] {

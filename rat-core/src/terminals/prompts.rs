@@ -54,6 +54,9 @@ pub(crate) struct PaneState {
     /// The last input was a text assigning or unsetting `PROMPT_COMMAND`, which takes rat's
     /// entry out of that shell (see [`assigns_prompt_command`]).
     pub sets_prompt_command: bool,
+    /// The process group leading the pane's terminal when the last input was sent: a bash
+    /// leading it now that did not then was started by that input.
+    pub foreground_at_input: Option<u32>,
 }
 
 /// What an input does to the command line at bash's prompt.
@@ -420,6 +423,13 @@ impl InputTurn {
     pub(crate) fn note_text(&self, text: &str) {
         let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
         panes.entry(self.pane).or_default().sets_prompt_command = assigns_prompt_command(text);
+    }
+
+    /// Notes the process group leading the pane's terminal as the input is sent (see
+    /// [`PaneState::foreground_at_input`]).
+    pub(crate) fn note_foreground(&self, group: Option<u32>) {
+        let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
+        panes.entry(self.pane).or_default().foreground_at_input = group;
     }
 
     /// tmux answered the input: its bytes are written to the pane.

@@ -112,6 +112,9 @@ impl Terminals {
 
     /// The end of a window's line in `list_windows`: its screen (full-screen, history).
     fn describe_screen(&self, w: &WindowDescription, mut line: String) -> String {
+        if foreground::runs_its_own_prompts(&w.command) {
+            line.push_str(texts::LINE_PROMPTS_INSIDE);
+        }
         if w.alternate && w.command == "bash" {
             // bash never shows the alternate screen itself: a program ended (killed, crashed)
             // without leaving it, and history stays out of reach until it is left.

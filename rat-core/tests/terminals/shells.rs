@@ -304,3 +304,101 @@ fn keys_waiting(window: &str, pressed: &[&str], seconds: u32) -> rat_core::termi
         wait_seconds: seconds,
     }
 }
+
+/// `bash`, `bash -l` and `exec bash -l` in a window, under Debian's skeleton files: the inner
+/// bash gets rat's hook (exported with PS0), its commands' statuses are told, and the outer
+/// shell's status of the inner one once it exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_shells_get_the_hook() {
+    let bashrc = std::fs::read_to_string("/etc/skel/.bashrc").expect("Debian's /etc/skel/.bashrc");
+    let profile = std::fs::read_to_string("/etc/skel/.profile").expect("/etc/skel/.profile");
+    let f = start(Home {
+        files: &[(".profile", &profile), (".bashrc", &bashrc)],
+        ..Home::default()
+    })
+    .await;
+    f.controller.check_terminals().await;
+    let t = f.controller.session("s");
+    waited(&t, "main", 30).await;
+    let answers = nested_answers(&f, &t).await;
+    insta::assert_snapshot!(answers, @r"
+    bash -> (ok) main: a bash started inside this one (process PID) is at its prompt, ready for input; waits tell its commands as the outer shell's.
+    (exit 3) -> (ok) main: the command finished Ns ago, exit status 3.
+    false | true -> (ok) main: the command finished Ns ago: command 1 of its pipeline of 2 exited with status 1. The pipeline exits with the status of its last command, 0, as bash reports it (statuses, left to right: 1 0).
+    echo inner -> (ok) main: the command finished Ns ago, exit status 0.
+    exit 4 -> (ok) main: the command finished Ns ago, exit status 4.
+    bash -l -> (ok) main: a bash started inside this one (process PID) is at its prompt, ready for input; waits tell its commands as the outer shell's.
+    (exit 5) -> (ok) main: the command finished Ns ago, exit status 5.
+    exit -> (ok) main: the command finished Ns ago, exit status 5.
+    exec bash -l -> (ok) main: the shell was replaced Ns ago (exec) and waits at its prompt: its first prompt is not recorded, its commands' are.
+    (exit 6) -> (ok) main: the command finished Ns ago, exit status 6.
+    echo last -> (ok) main: the command finished Ns ago, exit status 0.
+    ");
+}
+
+/// Runs a nested bash of each kind in `main` and returns the answers, processes redacted.
+async fn nested_answers(f: &Fixture, t: &rat_core::terminals::Terminals) -> String {
+    let mut out = Vec::new();
+    for line in [
+        "bash",
+        "(exit 3)",
+        "false | true",
+        "echo inner",
+        "exit 4",
+        "bash -l",
+        "(exit 5)",
+        "exit",
+        "exec bash -l",
+        "(exit 6)",
+        "echo last",
+    ] {
+        // The replaced shell's first prompt is not recorded: its wait runs out.
+        let seconds = if line.starts_with("exec") { 2 } else { 20 };
+        let sent = t.send_text(run_text("main", line, seconds)).await;
+        let shown = shown(f, &sent);
+        // Processes and the prompt rows vary: the first line alone, pids redacted.
+        let first = shown.lines().next().unwrap_or("").to_string();
+        let first = match first.split_once("(process ") {
+            Some((a, b)) => format!("{a}(process PID{}", &b[b.find(')').unwrap_or(0)..]),
+            None => first,
+        };
+        out.push(format!("{line} -> {first}"));
+    }
+    out.join("\n")
+}
+
+/// Where rat's hook cannot reach (su, ssh, a REPL), the wait and list_windows say so, naming
+/// what runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_beyond_the_hook_are_said() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let inner = t.send_text(run_text("main", "sh", 1)).await;
+    insta::assert_snapshot!(shown(&f, &inner).lines().next().unwrap_or(""), @r"(ok) main: still running, Ns since your last input, sh in the foreground. Waits cannot see the prompts of what runs inside sh; read_window shows them.");
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: sh in ~, active Ns ago, waits cannot see the prompts inside it (read_window shows them)");
+}
+
+/// The first command sent to a new window, before bash's first prompt, is shown once: sent
+/// once bash's line editor reads, the terminal does not echo it before the editor does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_command_of_a_new_window() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.create_window(rat_core::terminals::CreateWindow {
+        name: "early".into(),
+    })
+    .await;
+    let first = t.send_text(run_text("early", "echo first", 20)).await;
+    insta::assert_snapshot!(shown(&f, &first), @r"
+    (ok) early: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    first
+    ");
+    let screen = f.read_until("s", "early", 0, |s| s.ends_with('$')).await;
+    insta::assert_snapshot!(screen.text, @r"
+    $ echo first
+    first
+    $
+    ");
+}

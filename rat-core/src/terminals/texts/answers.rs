@@ -320,3 +320,29 @@ pub(crate) fn hook_taken_out(window: &str, since: &str) -> String {
          has it (add to PROMPT_COMMAND rather than replace it)."
     )
 }
+
+/// A wait answered by a bash started inside the window's shell, at its first prompt.
+pub(crate) fn inner_bash_at_prompt(window: &str, pid: u32) -> String {
+    format!(
+        "{window}: a bash started inside this one (process {pid}) is at its prompt, ready for \
+         input; waits tell its commands as the outer shell's."
+    )
+}
+
+/// A wait that ran out with the window's shell replaced (`exec bash -l`) at its first prompt.
+pub(crate) fn shell_replaced(window: &str, since: &str) -> String {
+    format!(
+        "{window}: the shell was replaced {since} ago (exec) and waits at its prompt: its first \
+         prompt is not recorded, its commands' are."
+    )
+}
+
+/// Added to a wait that ran out with `command` in the foreground, a program with prompts of
+/// its own (su, ssh, a REPL).
+pub(crate) fn prompts_inside(command: &str) -> String {
+    format!(" Waits cannot see the prompts of what runs inside {command}; read_window shows them.")
+}
+
+/// Added to the line of a window whose foreground program shows prompts of its own.
+pub(crate) const LINE_PROMPTS_INSIDE: &str =
+    ", waits cannot see the prompts inside it (read_window shows them)";

@@ -149,6 +149,20 @@ impl Terminals {
             if w.input.is_some() && w.command == "bash" && prompts.pane(w.pane).open.is_some() {
                 return Ok(ToolResult::message(texts::line_waits(window)));
             }
+            // A bash started inside: at its first prompt, which its startup files may keep
+            // from rat's hook; its commands' prompts are recorded (docs/design/prompts.md).
+            if w.input.is_some()
+                && w.command == "bash"
+                && let Some(pid) = foreground::inner_bash_at_prompt(
+                    w.pane_pid,
+                    prompts.pane(w.pane).foreground_at_input,
+                )
+            {
+                let text = texts::inner_bash_at_prompt(window, pid);
+                return Ok(ToolResult::ok(
+                    self.with_output(window, w.pane, text, false).await?,
+                ));
+            }
             let pane = w.pane;
             // Until its pane's prompt answers the last input (looked up in memory, at each
             // record), or a while has passed: then tmux is asked again.
@@ -224,6 +238,11 @@ impl Terminals {
         let state = self.inner().live_any().prompts.pane(w.pane);
         if state.sets_prompt_command {
             return Ok(Some(texts::hook_taken_out(window, &since)));
+        }
+        if foreground::shell_replaced(w.pane_pid)
+            && foreground::reads_keys(w.pane_pid) == Some(true)
+        {
+            return Ok(Some(texts::shell_replaced(window, &since)));
         }
         if foreground::reads_a_line(w.pane_pid) {
             return Ok(Some(texts::reads_line(window, &since)));
@@ -319,6 +338,9 @@ pub(crate) fn running_text(window: &str, w: &WindowDescription, now: f64, waited
         None => texts::after_waiting(&ago(waited)),
     };
     let mut text = texts::still_running(window, &since, &w.command);
+    if foreground::runs_its_own_prompts(&w.command) {
+        text.push_str(&texts::prompts_inside(&w.command));
+    }
     // window_activity is whole seconds (tmux's clock, truncated): its middle is taken.
     let quiet = (now - w.activity as f64 - 0.5).round() as i64;
     if quiet >= QUIET_HINT_AFTER {
