@@ -235,15 +235,6 @@ pub(crate) fn inner_bash_at_prompt(pane_pid: u32, at_input: Option<u32>) -> Opti
     .then_some(group)
 }
 
-/// When process `pid` started, Unix seconds: its start in clock ticks since boot (100 a second,
-/// Linux's USER_HZ) after the boot time (now less `/proc/uptime`).
-fn started_at(pid: u32) -> Option<f64> {
-    let start = stat(pid)?.start as f64 / 100.0;
-    let uptime = std::fs::read_to_string("/proc/uptime").ok()?;
-    let up: f64 = uptime.split_whitespace().next()?.parse().ok()?;
-    Some(super::prompts::now_f64() - up + start)
-}
-
 /// Programs that show prompts of their own, beyond the reach of rat's hook: another user's
 /// shell (`su`, `sudo -i`), a remote one (`ssh`), a container's, other shells, REPLs.
 const OWN_PROMPTS: &[&str] = &[
@@ -336,7 +327,7 @@ pub(crate) struct StoppedJob {
 /// The job stopped at `prompt`: its command's status was 128 + a stop signal, the hook noted
 /// bash's current job, and that job's process is stopped now (`T` in `/proc/PID/stat`), in
 /// the session of the shell that wrote the record. The command added it when its process
-/// started after the prompt before (the hook's `$EPOCHREALTIME` of it); bash's count of jobs,
+/// started after the prompt before (the hook's `/proc/uptime` at it); bash's count of jobs,
 /// which a job reaped at that prompt offsets, only where that is not known. `None` otherwise: a status of 148 alone is
 /// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not told stopped.
 pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
@@ -354,12 +345,13 @@ pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     }
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
-    // Started by the command: after the prompt before it (a process's start is told in
-    // hundredths of a second, cut: 20 ms of margin), or, where that is not known, bash had
-    // more jobs than at that prompt.
-    let new = match (started_at(job.pid), job.prompt_before) {
-        (Some(start), Some(before)) => start > before as f64 / 1e6 - 0.02,
-        _ => job.more,
+    // Started by the command: in a later hundredth of a second than the prompt before it
+    // (both since boot, process starts in clock ticks, 100 a second on Linux (USER_HZ); cut: a command started within the prompt's own
+    // hundredth is not told new, only its status and job), or, where that is not known,
+    // bash had more jobs than at that prompt.
+    let new = match job.prompt_before {
+        Some(before) => process.start > before,
+        None => job.more,
     };
     Some(StoppedJob {
         number: job.number,

@@ -110,7 +110,8 @@ __rat_hook() {
     done
     # A command stopped (a status of 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): the
     # current job's number and process, from the builtin `jobs`, for ratd to look at, whether
-    # bash has more jobs than at the prompt before (`\j`), and when that prompt was.
+    # bash has more jobs than at the prompt before (`\j`), and when that prompt was (the
+    # time since boot, as process start times are told).
     j=-
     if ((r && __rat_s[0] > 146 && __rat_s[0] < 151)); then
       builtin jobs -l %+ >"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
@@ -119,7 +120,8 @@ __rat_hook() {
       [[ -n $i && $i != *[!0-9]* && -n $e && $e != *[!0-9]* ]] &&
         j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0})):${__rat_pt:--}
     fi
-    __rat_jl=${__rat_jc@P} __rat_pt=${EPOCHREALTIME/,/.}
+    __rat_jl=${__rat_jc@P} __rat_pt=
+    builtin read -r __rat_pt e </proc/uptime 2>/dev/null
     if ! builtin read -t 0 2>/dev/null; then
       builtin printf 'R %s %s %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" "$$" "$j" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
@@ -170,10 +172,10 @@ pub struct Job {
     /// unless a job was reaped at that prompt. Not so after `fg` (the job was there before),
     /// nor after `(exit 148)` with an older job stopped.
     pub more: bool,
-    /// When the prompt before was shown (`$EPOCHREALTIME`), Unix microseconds: a job whose
-    /// process started after it was started by this prompt's command. `None` from a shell's
-    /// first prompt.
-    pub prompt_before: Option<i64>,
+    /// When the prompt before was shown, in hundredths of a second since boot (`/proc/uptime`,
+    /// as `/proc/PID/stat` tells a process's start): a job whose process started in a later
+    /// hundredth was started by this prompt's command. `None` from a shell's first prompt.
+    pub prompt_before: Option<u64>,
 }
 
 /// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN
@@ -272,7 +274,7 @@ impl Record {
                     },
                     prompt_before: match parts.next()? {
                         "-" => None,
-                        t => Some(micros(t)?),
+                        t => Some(hundredths(t)?),
                     },
                 };
                 if parts.next().is_some() {
@@ -297,15 +299,13 @@ impl Record {
     }
 }
 
-/// `$EPOCHREALTIME` (`1700000001.250000`) in microseconds.
-fn micros(time: &str) -> Option<i64> {
-    let (seconds, fraction) = time.split_once('.').unwrap_or((time, ""));
-    if fraction.len() > 6 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+/// `/proc/uptime`'s first field (`12345.67`) in hundredths of a second.
+fn hundredths(time: &str) -> Option<u64> {
+    let (seconds, fraction) = time.split_once('.')?;
+    if fraction.len() != 2 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let seconds: i64 = seconds.parse().ok()?;
-    let fraction: i64 = format!("{fraction:0<6}").parse().ok()?;
-    Some(seconds * 1_000_000 + fraction)
+    Some(seconds.parse::<u64>().ok()? * 100 + fraction.parse::<u64>().ok()?)
 }
 
 /// The hook's private directory (mode 0700, removed on drop): `rc`, `out/PANE` (each pane's
@@ -470,17 +470,15 @@ mod tests {
             })
         );
         assert_eq!(
-            Record::parse(
-                "R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1:1700000001.25 E"
-            )
-            .map(|r| (r.shell, r.job)),
+            Record::parse("R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1:5012.25 E")
+                .map(|r| (r.shell, r.job)),
             Some((
                 Some(4242),
                 Some(Job {
                     number: 2,
                     pid: 4300,
                     more: true,
-                    prompt_before: Some(1_700_000_001_250_000),
+                    prompt_before: Some(501_225),
                 })
             ))
         );
@@ -512,6 +510,7 @@ mod tests {
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:2 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:x E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:12.5 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:-:0 E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 7 x - E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 x E",
