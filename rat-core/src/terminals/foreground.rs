@@ -345,12 +345,13 @@ pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     }
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
-    // Started by the command: in a later hundredth of a second than the prompt before it
-    // (both since boot, process starts in clock ticks, 100 a second on Linux (USER_HZ); cut: a command started within the prompt's own
-    // hundredth is not told new, only its status and job), or, where that is not known,
-    // bash had more jobs than at that prompt.
+    // Started by the command: not in an earlier hundredth of a second than the prompt before
+    // it (both since boot; process starts are told in clock ticks, 100 a second on Linux,
+    // USER_HZ; both cut: a job stopped within 10 ms of its start, then a status of 148 at the
+    // next prompt, would be told new), or, where that is not known, bash had more jobs than
+    // at that prompt.
     let new = match job.prompt_before {
-        Some(before) => process.start > before,
+        Some(before) => process.start >= before,
         None => job.more,
     };
     Some(StoppedJob {

@@ -68,6 +68,9 @@ async fn a_stopped_job_is_told_stopped_with_the_ways_on() {
     let t = f.controller.session("s");
     t.send_text(text("main", "sleep 60", true)).await;
     f.wait_command("s", "main", "sleep").await;
+    // C-z later than bash's prompt by more than the hundredth of a second process starts
+    // are told in, as an agent's is.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     t.send_keys(keys("main", &["C-z"])).await;
     let stopped = waited(&t, "main", 10).await;
     insta::assert_snapshot!(shown(&f, &stopped), @r"
@@ -87,6 +90,9 @@ async fn a_stopped_job_is_told_stopped_with_the_ways_on() {
     // fg, then C-z again: the job was there before the command.
     t.send_text(text("main", "fg", true)).await;
     f.wait_command("s", "main", "sleep").await;
+    // C-z later than bash's prompt by more than the hundredth of a second process starts
+    // are told in, as an agent's is.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     t.send_keys(keys("main", &["C-z"])).await;
     let again = waited(&t, "main", 10).await;
     insta::assert_snapshot!(shown(&f, &again), @r"
