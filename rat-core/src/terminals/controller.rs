@@ -244,7 +244,9 @@ impl Controller {
     ///
     /// - options: `default-shell` bash (terminals run it as a login shell), `history-limit`
     ///   10000, `default-size` 200x24, `allow-rename off`, `message-limit 0` (tmux keeps every
-    ///   command line in its message log: pasted texts must not linger there). `window-size
+    ///   command line in its message log: pasted texts must not linger there), `remain-on-exit
+    ///   on` and an empty `remain-on-exit-format` (a shell that ends keeps its window until an
+    ///   agent was told). `window-size
     ///   manual` is set on each window by `resize-window`, NEVER globally (tmux 3.3a segfaults
     ///   on the next new session, issue 4849);
     /// - `default-command`: `exec bash --rcfile RC -i`, RC being rat's start-up file (see
@@ -476,7 +478,16 @@ async fn start_live(
             Command::new("set-option").args(["-g", "default-size", &format!("{w}x{h}")]),
             Command::new("set-option").args(["-g", "-w", "allow-rename", "off"]),
             Command::new("set-option").args(["-s", "message-limit", "0"]),
+            // A window whose shell ends stays, dead, until an agent was told how it ended
+            // (docs/design/prompts.md, A shell that ends).
+            Command::new("set-option").args(["-g", "-w", "remain-on-exit", "on"]),
         ])
+        .await
+        .map_err(ControllerStartError::Setup)?;
+    // Without tmux's own line in the dead pane (`Pane is dead (status 3, ...)`), from tmux
+    // 3.3 on; 3.2a has no such option, and its line is left out of the rows read.
+    client
+        .input(&[Command::new("set-option").args(["-g", "-w", "remain-on-exit-format", ""])])
         .await
         .map_err(ControllerStartError::Setup)?;
     Ok(RunningServer {

@@ -73,7 +73,7 @@ pub(crate) fn stat(pid: u32) -> Option<Stat> {
 
 /// The foreground process group of the terminal of `pane_pid` (the pane's shell), as
 /// `tcgetpgrp` on the pane would tell it.
-fn foreground_group(pane_pid: u32) -> Option<u32> {
+pub(crate) fn foreground_group(pane_pid: u32) -> Option<u32> {
     stat(pane_pid)?.tpgid
 }
 
@@ -192,6 +192,91 @@ pub(crate) fn reads_keys(pane_pid: u32) -> Option<bool> {
     Some(!settings.local_flags.contains(LocalFlags::ICANON))
 }
 
+/// Whether bash, in the foreground of the pane whose shell is `pane_pid` (the shell itself or
+/// a script), waits for a line on the terminal: its `read` builtin (`read -p 'Continue? '`).
+/// The terminal is in canonical mode (bash's line editor turns it off while it reads) and the
+/// process sleeps in the terminal's read (`/proc/PID/wchan`: `wait_woken` or `n_tty_read`); a
+/// script waiting for a command sleeps in `do_wait`, a loop of builtins runs.
+pub(crate) fn reads_a_line(pane_pid: u32) -> bool {
+    let Some(group) = foreground_group(pane_pid) else {
+        return false;
+    };
+    let Some(leader) = stat(group) else {
+        return false;
+    };
+    let wchan = std::fs::read_to_string(format!("/proc/{group}/wchan")).unwrap_or_default();
+    leader.comm == b"bash"
+        && leader.state == b'S'
+        && matches!(wchan.trim(), "wait_woken" | "n_tty_read")
+        && reads_keys(pane_pid) == Some(false)
+}
+
+/// The process of a bash started inside the pane's shell (`bash`, `bash -l`) by the last input
+/// (it did not lead the terminal's foreground then: `at_input`), when it leads it now with its
+/// line editor reading (canonical mode off): at its first prompt. `None` otherwise: the pane's
+/// own shell, a script, a program, or a bash that led the terminal already (still to read the
+/// input: its hook records the prompt after it).
+pub(crate) fn inner_bash_at_prompt(pane_pid: u32, at_input: Option<u32>) -> Option<u32> {
+    let group = foreground_group(pane_pid)?;
+    let leader = stat(group)?;
+    if group == pane_pid || Some(group) == at_input || leader.comm != b"bash" {
+        return None;
+    }
+    // bash itself, not a fork of it about to run a pipeline's command: its command line names
+    // bash, and it sleeps in its line editor's wait for a key (select), the terminal's
+    // canonical mode off.
+    let cmdline = std::fs::read(format!("/proc/{group}/cmdline")).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    let wchan = std::fs::read_to_string(format!("/proc/{group}/wchan")).unwrap_or_default();
+    (uncut_name(argv0) == b"bash"
+        && leader.state == b'S'
+        && (wchan.starts_with("poll_schedule_timeout") || wchan.starts_with("do_select"))
+        && reads_keys(pane_pid) == Some(true))
+    .then_some(group)
+}
+
+/// Programs that show prompts of their own, beyond the reach of rat's hook: another user's
+/// shell (`su`, `sudo -i`), a remote one (`ssh`), a container's, other shells, REPLs.
+const OWN_PROMPTS: &[&str] = &[
+    "su",
+    "sudo",
+    "ssh",
+    "mosh-client",
+    "telnet",
+    "docker",
+    "podman",
+    "kubectl",
+    "chroot",
+    "machinectl",
+    "nsenter",
+    "sh",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "python",
+    "python3",
+    "node",
+    "irb",
+    "psql",
+    "mysql",
+    "sqlite3",
+    "gdb",
+];
+
+/// Whether `command`, in a pane's foreground, shows prompts of its own that rat's hook does
+/// not reach (see [`OWN_PROMPTS`]).
+pub(crate) fn runs_its_own_prompts(command: &str) -> bool {
+    OWN_PROMPTS.contains(&command)
+}
+
+/// Whether the pane's shell is no longer the bash tmux started there (`exec bash -l` replaced
+/// it: its command line lacks rat's `--rcfile`).
+pub(crate) fn shell_replaced(pane_pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pane_pid}/cmdline"))
+        .is_ok_and(|c| !c.split(|&b| b == 0).any(|arg| arg == b"--rcfile"))
+}
+
 /// The working directory of the pane's foreground process (`/proc/PID/cwd`, then the pane's
 /// shell's, as tmux reads it), escaped; `None` when neither can be read.
 pub(crate) fn exact_path(pane_pid: u32) -> Option<String> {
@@ -224,6 +309,56 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
     process_name(argv0, &member.comm)
+}
+
+/// A job bash holds stopped (C-z): its number, the name of its process, and whether the
+/// command of the prompt stopped it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoppedJob {
+    /// bash's number of the job (`%N`).
+    pub number: u32,
+    /// The name of the process `jobs -l` gave for it.
+    pub name: String,
+    /// The command added the job (C-z on a command started at that prompt); otherwise the job
+    /// was there before (the command was `fg`, or exited 148 by itself).
+    pub new: bool,
+}
+
+/// The job stopped at `prompt`: its command's status was 128 + a stop signal, the hook noted
+/// bash's current job, and that job's process is stopped now (`T` in `/proc/PID/stat`), in
+/// the session of the shell that wrote the record. The command added it when its process
+/// started after the prompt before (the hook's `/proc/uptime` at it); bash's count of jobs,
+/// which a job reaped at that prompt offsets, only where that is not known. `None` otherwise: a status of 148 alone is
+/// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not told stopped.
+pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
+    let super::hook::Exit::Statuses(statuses) = &prompt.exit else {
+        return None;
+    };
+    if !matches!(statuses.last(), Some(147..=150)) {
+        return None;
+    }
+    let job = prompt.job?;
+    let process = stat(job.pid)?;
+    let shell = stat(prompt.shell?)?;
+    if process.state != b'T' || process.session != shell.session {
+        return None;
+    }
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
+    let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
+    // Started by the command: not in an earlier hundredth of a second than the prompt before
+    // it (both since boot; process starts are told in clock ticks, 100 a second on Linux,
+    // USER_HZ; both cut: a job stopped within 10 ms of its start, then a status of 148 at the
+    // next prompt, would be told new), or, where that is not known, bash had more jobs than
+    // at that prompt.
+    let new = match job.prompt_before {
+        Some(before) => process.start >= before,
+        None => job.more,
+    };
+    Some(StoppedJob {
+        number: job.number,
+        name: process_name(argv0, &process.comm)?,
+        new,
+    })
 }
 
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the

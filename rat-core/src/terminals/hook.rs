@@ -43,7 +43,10 @@
 //!   mark, after every byte the command printed (docs/design/output.md).
 //!
 //! Nothing else is printed but `ESC[?2004h` (bracketed paste announced, as readline would).
-//! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing.
+//! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing; the entry calls
+//! the hook as `__rat_hook && :`, where bash ignores errexit for the whole function, so that
+//! `set -e` typed in a terminal never ends the shell at a prompt (the hook's short waits time
+//! out with a status of 142, and the hook returns the user's `$?`, non-zero after `! true`).
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -59,15 +62,22 @@ unset __rat_f
 __rat_dir=@DIR@
 __rat_on=1
 __rat_cn='\#'
-__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook}'
+__rat_jc='\j'
+# `&& :`: the hook runs where errexit is ignored (a command before `&&`), so `set -e` typed
+# in a terminal never ends the shell at a prompt, and its status stays the user's `$?`.
+__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook} && :'
 __rat_e=
-__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND:=$__rat_entry}}'
+# PS0's piece: `$!` noted; rat's entry put back into a PROMPT_COMMAND left empty (element 0) or,
+# in a bash started inside this one (`__rat_own` is not exported), added as element 990 when
+# missing, with the command number, so that the prompt after its first command is recorded.
+__rat_own=0
+__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}'
 # Defined with aliases off, builtins named as such: a startup file's aliases or functions
 # (printf, read) never change it.
 __rat_aliases=
 if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-}
+  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-} j=-
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
   # The prompt's mark, after every byte the command printed: the pane's path (OSC 7).
@@ -98,14 +108,32 @@ __rat_hook() {
       [ "$a" = "$b" ] && break
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
+    # A command stopped (a status of 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): the
+    # current job's number and process, from the builtin `jobs`, for ratd to look at, whether
+    # bash has more jobs than at the prompt before (`\j`), and when that prompt was (the
+    # time since boot, as process start times are told).
+    j=-
+    if ((r && __rat_s[0] > 146 && __rat_s[0] < 151)); then
+      builtin jobs -l %+ >"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
+      e=; builtin read -r e <"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
+      e=${e#\[}; i=${e%%]*}; e=${e#*]}; e=${e#[+-]}; e=${e#"${e%%[! ]*}"}; e=${e%% *}
+      [[ -n $i && $i != *[!0-9]* && -n $e && $e != *[!0-9]* ]] &&
+        j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0})):${__rat_pt:--}
+    fi
+    __rat_jl=${__rat_jc@P} __rat_pt=
+    builtin read -r __rat_pt e </proc/uptime 2>/dev/null
     if ! builtin read -t 0 2>/dev/null; then
-      builtin printf 'R %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
+      builtin printf 'R %s %s %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" "$$" "$j" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
     fi
   fi
   return "${__rat_s[0]}"
 }
 if [ -n "$__rat_aliases" ]; then shopt -s expand_aliases; fi
 unset __rat_aliases
+# A bash started inside this one (`bash`, `bash -l`, `exec bash -l`) inherits the hook, its
+# variables and PS0, whatever its startup files assign to PROMPT_COMMAND.
+export -f __rat_hook
+export __rat_dir __rat_on __rat_cn __rat_jc __rat_entry __rat_e __rat_ps0 PS0
 if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
 else
@@ -132,8 +160,26 @@ pub enum Exit {
     Unknown,
 }
 
-/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN E` (the final
-/// `E` tells a whole line from one read while bash was writing it).
+/// bash's current job at a prompt whose command's status was 128 + a stop signal, as the hook
+/// noted it (`jobs -l %+`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    /// bash's number of the job (`%N`).
+    pub number: u32,
+    /// The process `jobs -l` gives first for it.
+    pub pid: u32,
+    /// Whether bash had more jobs than at the prompt before (`\j`): the command added one,
+    /// unless a job was reaped at that prompt. Not so after `fg` (the job was there before),
+    /// nor after `(exit 148)` with an older job stopped.
+    pub more: bool,
+    /// When the prompt before was shown, in hundredths of a second since boot (`/proc/uptime`,
+    /// as `/proc/PID/stat` tells a process's start): a job whose process started in a later
+    /// hundredth was started by this prompt's command. `None` from a shell's first prompt.
+    pub prompt_before: Option<u64>,
+}
+
+/// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN
+/// SHELL JOB E` (the final `E` tells a whole line from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The pane's number (`%3` is 3).
@@ -159,6 +205,13 @@ pub struct Record {
     /// The length of `PS1` (unexpanded) when the hook ran: another length at the next prompt
     /// tells a prompt changed. `None` from an earlier hook.
     pub ps1_len: Option<u64>,
+    /// The process of the bash that wrote it (`$$`): a bash started inside the pane's shell
+    /// writes the same pane's record, with command numbers of its own. `None` from an earlier
+    /// hook.
+    pub shell: Option<u32>,
+    /// When the command's status was 128 + a stop signal: bash's current job then,
+    /// `N:PID:MORE:BEFORE` in the line. `None` otherwise.
+    pub job: Option<Job>,
 }
 
 impl Record {
@@ -192,7 +245,7 @@ impl Record {
         // server that outlived it, writes none).
         let rest: Vec<&str> = fields.collect();
         let (last, extra) = rest.split_last()?;
-        if *last != "E" || extra.len() > 2 {
+        if *last != "E" || extra.len() > 4 {
             return None;
         }
         let mark = match extra.first() {
@@ -202,6 +255,33 @@ impl Record {
         let ps1_len = match extra.get(1) {
             None => None,
             Some(n) => Some(n.parse().ok()?),
+        };
+        let shell = match extra.get(2) {
+            None => None,
+            Some(n) => Some(n.parse().ok()?),
+        };
+        let job = match extra.get(3) {
+            None | Some(&"-") => None,
+            Some(j) => {
+                let mut parts = j.split(':');
+                let job = Job {
+                    number: parts.next()?.parse().ok()?,
+                    pid: parts.next()?.parse().ok()?,
+                    more: match parts.next()? {
+                        "0" => false,
+                        "1" => true,
+                        _ => return None,
+                    },
+                    prompt_before: match parts.next()? {
+                        "-" => None,
+                        t => Some(hundredths(t)?),
+                    },
+                };
+                if parts.next().is_some() {
+                    return None;
+                }
+                Some(job)
+            }
         };
         Some(Record {
             pane,
@@ -213,8 +293,19 @@ impl Record {
             ran,
             mark,
             ps1_len,
+            shell,
+            job,
         })
     }
+}
+
+/// `/proc/uptime`'s first field (`12345.67`) in hundredths of a second.
+fn hundredths(time: &str) -> Option<u64> {
+    let (seconds, fraction) = time.split_once('.')?;
+    if fraction.len() != 2 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(seconds.parse::<u64>().ok()? * 100 + fraction.parse::<u64>().ok()?)
 }
 
 /// The hook's private directory (mode 0700, removed on drop): `rc`, `out/PANE` (each pane's
@@ -374,7 +465,27 @@ mod tests {
                 ran: true,
                 mark: None,
                 ps1_len: None,
+                shell: None,
+                job: None,
             })
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 148 13 1 41 7 4242 2:4300:1:5012.25 E")
+                .map(|r| (r.shell, r.job)),
+            Some((
+                Some(4242),
+                Some(Job {
+                    number: 2,
+                    pid: 4300,
+                    more: true,
+                    prompt_before: Some(501_225),
+                })
+            ))
+        );
+        assert_eq!(
+            Record::parse("R 3 12 1700000005 1700000004 0 13 1 41 7 4242 - E")
+                .map(|r| (r.shell, r.job)),
+            Some((Some(4242), None))
         );
         assert_eq!(
             Record::parse("R 3 12 1700000005 1700000004 1,0 13 1 41 7 E")
@@ -393,7 +504,15 @@ mod tests {
             "R 3 12 1700000005 1700000004 1,0 13 1 41",
             "R 3 12 1700000005 1700000004 1,0 13 1 x E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 E E",
-            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 - 9 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:2 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:x E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:12.5 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 8 2:3:1:-:0 E",
+            "R 3 12 1700000005 1700000004 1,0 13 1 41 7 x - E",
             "R 3 12 1700000005 1700000004 1,0 13 1 41 x E",
         ] {
             assert_eq!(Record::parse(bad), None, "{bad}");

@@ -51,6 +51,12 @@ pub(crate) struct PaneState {
     /// Enter: its lines, and the start of its first line. The input that ends it (Enter) has
     /// its rows start with it.
     pub open: Option<(usize, String)>,
+    /// The last input was a text assigning or unsetting `PROMPT_COMMAND`, which takes rat's
+    /// entry out of that shell (see [`assigns_prompt_command`]).
+    pub sets_prompt_command: bool,
+    /// The process group leading the pane's terminal when the last input was sent: a bash
+    /// leading it now that did not then was started by that input.
+    pub foreground_at_input: Option<u32>,
 }
 
 /// What an input does to the command line at bash's prompt.
@@ -323,6 +329,7 @@ impl Prompts {
             let state = panes.entry(pane).or_default();
             state.started += 1;
             state.input_time = Some(now_f64());
+            state.sets_prompt_command = false;
             (state.started, state.replied)
         };
         self.dir.write_inputs(pane, number, replied)?;
@@ -411,6 +418,20 @@ impl InputTurn {
         });
     }
 
+    /// Notes that this input is a text that assigns or unsets `PROMPT_COMMAND` (see
+    /// [`assigns_prompt_command`]).
+    pub(crate) fn note_text(&self, text: &str) {
+        let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
+        panes.entry(self.pane).or_default().sets_prompt_command = assigns_prompt_command(text);
+    }
+
+    /// Notes the process group leading the pane's terminal as the input is sent (see
+    /// [`PaneState::foreground_at_input`]).
+    pub(crate) fn note_foreground(&self, group: Option<u32>) {
+        let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
+        panes.entry(self.pane).or_default().foreground_at_input = group;
+    }
+
     /// tmux answered the input: its bytes are written to the pane.
     pub(crate) fn answered(self) -> std::io::Result<()> {
         {
@@ -441,9 +462,55 @@ impl InputTurn {
     }
 }
 
+/// Whether `text` assigns `PROMPT_COMMAND` anew (`PROMPT_COMMAND=...`, not `+=`) or unsets it:
+/// rat's entry is then out of that shell until the next command (empty or unset) or for good
+/// (assigned something else).
+pub(crate) fn assigns_prompt_command(text: &str) -> bool {
+    text.match_indices("PROMPT_COMMAND").any(|(i, _)| {
+        let before = text[..i].trim_end();
+        let after = &text[i + "PROMPT_COMMAND".len()..];
+        let word_start = text[..i]
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        word_start
+            && (after.starts_with('=')
+                || after.starts_with("[0]=")
+                || ((before.ends_with("unset") || before.ends_with("unset -v"))
+                    && !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')))
+    })
+}
+
 /// Now, Unix seconds with a fraction.
 pub(crate) fn now_f64() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assigns_prompt_command;
+
+    #[test]
+    fn prompt_command_assigned() {
+        for yes in [
+            "PROMPT_COMMAND=",
+            "export PROMPT_COMMAND='history -a'",
+            "unset PROMPT_COMMAND",
+            "unset -v PROMPT_COMMAND; ls",
+            "x=1; PROMPT_COMMAND[0]=true",
+        ] {
+            assert!(assigns_prompt_command(yes), "{yes}");
+        }
+        for no in [
+            "PROMPT_COMMAND+=';history -a'",
+            "echo $PROMPT_COMMAND",
+            "MY_PROMPT_COMMAND=1",
+            "unset PROMPT_COMMAND_X",
+            "ls",
+        ] {
+            assert!(!assigns_prompt_command(no), "{no}");
+        }
+    }
 }

@@ -23,6 +23,7 @@ use super::{detached, foreground};
 use crate::result::ToolResult;
 
 mod command_output;
+mod ended;
 mod read;
 mod send;
 mod wait;
@@ -73,13 +74,23 @@ impl Terminals {
 
     /// One line of `list_windows` for `w`.
     fn describe(&self, w: &WindowDescription, now: i64) -> String {
+        if let Some(ended) = &w.ended {
+            return texts::line_ended(&w.name, &ended::how_ended(w, ended));
+        }
         let check = self.controller.terminal_check();
         let mut line = texts::window_line(&w.name, &w.command, &w.path, &ago(now - w.activity));
         if check.records_prompts() {
             match &w.prompt {
-                None => line.push_str(texts::NO_PROMPT_YET),
+                // An input sent before the first prompt: its command runs (bash reads it at
+                // that prompt, which the hook does not record while the line waits).
+                None if w.input.is_none() => line.push_str(texts::NO_PROMPT_YET),
+                None => {}
                 Some(prompt) if check.tells_statuses() && w.finished() => {
                     let age = ago(age_of(prompt.exit_time));
+                    if let Some(job) = foreground::stopped_job(prompt).filter(|job| job.new) {
+                        line.push_str(&texts::line_stopped(job.number, &job.name, &age));
+                        return self.describe_screen(w, line);
+                    }
                     match &prompt.exit {
                         Exit::Statuses(statuses) => {
                             line.push_str(", ");
@@ -95,6 +106,14 @@ impl Terminals {
                 }
                 Some(_) => {}
             }
+        }
+        self.describe_screen(w, line)
+    }
+
+    /// The end of a window's line in `list_windows`: its screen (full-screen, history).
+    fn describe_screen(&self, w: &WindowDescription, mut line: String) -> String {
+        if foreground::runs_its_own_prompts(&w.command) {
+            line.push_str(texts::LINE_PROMPTS_INSIDE);
         }
         if w.alternate && w.command == "bash" {
             // bash never shows the alternate screen itself: a program ended (killed, crashed)
@@ -124,7 +143,7 @@ impl Terminals {
     async fn list_windows_inner(&self) -> Result<ToolResult, TmuxFailure> {
         let inner = self.inner();
         let mut created = None;
-        let windows = match inner.list_windows(&self.session).await? {
+        let windows = match self.windows_settled().await? {
             Some(windows) => windows,
             None => {
                 created = inner.create_session(&self.session).await?;
@@ -145,6 +164,10 @@ impl Terminals {
         }
         let lines: Vec<String> = windows.iter().map(|w| self.describe(w, now)).collect();
         text.push_str(&lines.join("\n"));
+        // A window whose shell ended goes once told.
+        for w in windows.iter().filter(|w| w.ended.is_some()) {
+            self.close_ended(&w.name).await?;
+        }
         Ok(ToolResult::ok(text).with_log("windows", windows.len()))
     }
 
@@ -168,7 +191,7 @@ impl Terminals {
         let home = inner.config.home.to_string_lossy().into_owned();
         // Names are unique: checked free, then created, with nothing of rat's in between.
         let _guard = inner.create_lock.lock().await;
-        let windows = match inner.list_windows(&self.session).await? {
+        let windows = match self.windows_settled().await? {
             Some(windows) => windows,
             None => {
                 let created = inner.create_session(&self.session).await?;
@@ -178,11 +201,21 @@ impl Terminals {
                 inner.list_windows(&self.session).await?.unwrap_or_default()
             }
         };
+        let mut old_end = None;
         if let Some(w) = windows.into_iter().find(|w| w.name == name) {
-            let w = foreground::exact(w, &inner.features());
-            return Ok(ToolResult::message(texts::window_exists(
-                name, &w.command, &w.path,
-            )));
+            match &w.ended {
+                // Its shell ended: told, then the window is made anew.
+                Some(ended) => {
+                    old_end = Some(ended::how_ended(&w, ended));
+                    self.close_ended(name).await?;
+                }
+                None => {
+                    let w = foreground::exact(w, &inner.features());
+                    return Ok(ToolResult::message(texts::window_exists(
+                        name, &w.command, &w.path,
+                    )));
+                }
+            }
         }
         let replies = inner
             .input(&[
@@ -196,11 +229,11 @@ impl Terminals {
                 lines(&replies[0]).join(" ")
             )));
         }
-        Ok(ToolResult::ok(texts::window_created(
-            name,
-            &home,
-            Origin::New,
-        )))
+        let created = texts::window_created(name, &home, Origin::New);
+        Ok(ToolResult::ok(match old_end {
+            Some(how) => texts::created_after_end(&created, name, &how),
+            None => created,
+        }))
     }
 
     /// close_window: terminates what runs in the window (`kill-window`), and names the processes
@@ -306,6 +339,7 @@ mod tests {
             pane_pid: 0,
             command: command.into(),
             path: "/home/me".into(),
+            ended: None,
         }
     }
 
@@ -323,6 +357,8 @@ mod tests {
             ran: true,
             mark: Some(1),
             ps1_len: Some(2),
+            shell: None,
+            job: None,
         });
         let cases = [
             (

@@ -29,8 +29,35 @@ pub(crate) fn window_format(with_session: bool) -> String {
         "b#{pane_pid}".to_string(),
         "c#{q:pane_current_command}".to_string(),
         "d#{q:pane_current_path}".to_string(),
+        // A pane whose shell ended, kept by `remain-on-exit`: its status, or the signal that
+        // killed it (tmux 3.3 and later: empty on 3.2a), and when (3.3 and later).
+        "D#{pane_dead}".to_string(),
+        "E#{pane_dead_status}".to_string(),
+        "G#{pane_dead_signal}".to_string(),
+        "T#{pane_dead_time}".to_string(),
     ]);
     fields.join(" ")
+}
+
+/// How a window's shell ended, as tmux tells it of its pane (kept by `remain-on-exit`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Ended {
+    /// Its exit status, when it exited (`#{pane_dead_status}`).
+    pub status: Option<i32>,
+    /// The signal that killed it, as tmux names it (a number on Linux), from tmux 3.3 on
+    /// (`#{pane_dead_signal}`); 3.2a tells no signal.
+    pub signal: Option<String>,
+    /// When, Unix seconds (`#{pane_dead_time}`, tmux 3.3 and later).
+    pub time: Option<i64>,
+}
+
+impl Ended {
+    /// Whether tmux told how it ended: its terminal closes before the shell's status is
+    /// collected, and tmux shows the pane dead in between with neither (and, on tmux 3.2a, a
+    /// shell killed by a signal for good).
+    pub(crate) fn told(&self) -> bool {
+        self.status.is_some() || self.signal.is_some() || self.time.is_some()
+    }
 }
 
 /// A window as `list-windows` describes it (its active pane).
@@ -58,6 +85,9 @@ pub(crate) struct WindowDescription {
     pub command: String,
     /// The working directory of the foreground process.
     pub path: String,
+    /// Its shell ended: the pane stays, dead, until an agent was told (see
+    /// `docs/design/prompts.md`, A shell that ends).
+    pub ended: Option<Ended>,
 }
 
 impl WindowDescription {
@@ -121,7 +151,7 @@ fn split_fields(line: &str) -> Vec<String> {
 /// Parses one line of [`window_format`]; `None` for a line of another shape.
 pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowDescription> {
     let fields = split_fields(line);
-    let expected = if with_session { 9 } else { 8 };
+    let expected = if with_session { 13 } else { 12 };
     if fields.len() != expected {
         return None;
     }
@@ -141,6 +171,15 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowDescr
     let pane_pid = field('b')?.parse().unwrap_or(0);
     let command = field('c')?;
     let path = field('d')?;
+    let dead = field('D')? == "1";
+    let status = field('E')?.parse().ok();
+    let signal = Some(field('G')?).filter(|s| !s.is_empty());
+    let time = field('T')?.parse().ok();
+    let ended = dead.then_some(Ended {
+        status,
+        signal,
+        time,
+    });
     Some(WindowDescription {
         session,
         name,
@@ -153,6 +192,7 @@ pub(crate) fn parse_window(line: &str, with_session: bool) -> Option<WindowDescr
         pane_pid,
         command,
         path,
+        ended,
     })
 }
 
@@ -163,7 +203,7 @@ mod tests {
     #[test]
     fn parses() {
         let w = parse_window(
-            r"nbuild a1700000000 f0 h12 P%7 b42 cmake d/home/me/my\ dir",
+            r"nbuild a1700000000 f0 h12 P%7 b42 cmake d/home/me/my\ dir D0 E G T",
             false,
         )
         .unwrap();
@@ -174,10 +214,31 @@ mod tests {
         assert_eq!((w.pane, w.pane_pid), (7, 42));
         assert_eq!(w.command, "make");
         assert_eq!(w.path, "/home/me/my dir");
-        let w = parse_window(r"sme nmain a1 f1 h0 P%0 b42 c d", true).unwrap();
+        assert_eq!(w.ended, None);
+        let w = parse_window(r"sme nmain a1 f1 h0 P%0 b42 c d D1 E3 G T1700000009", true).unwrap();
         assert_eq!(w.session.as_deref(), Some("me"));
         assert_eq!((w.pane, w.command.as_str(), w.alternate), (0, "", true));
+        assert_eq!(
+            w.ended,
+            Some(Ended {
+                status: Some(3),
+                signal: None,
+                time: Some(1_700_000_009)
+            })
+        );
+        let w = parse_window(r"nmain a1 f0 h0 P%0 b42 c d D1 E G9 T", false).unwrap();
+        assert_eq!(
+            w.ended,
+            Some(Ended {
+                status: None,
+                signal: Some("9".into()),
+                time: None
+            })
+        );
         assert_eq!(parse_window("garbage", false), None);
-        assert_eq!(parse_window(r"nx a1 f0 h0 P7 b42 cbash d/", false), None);
+        assert_eq!(
+            parse_window(r"nx a1 f0 h0 P7 b42 cbash d/ D0 E G T", false),
+            None
+        );
     }
 }

@@ -192,10 +192,7 @@ async fn bracketed_paste_holds_against_an_inputrc_and_a_paste_waits_for_enter() 
     echo two
     ");
     let still = waited(&t, "main", 1).await;
-    insta::assert_snapshot!(shown(&f, &still), @r"
-        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
-        Nothing printed.
-        ");
+    insta::assert_snapshot!(shown(&f, &still), @r"(message) main: nothing runs: the line you typed waits on bash's command line, not run (sent without Enter). send_keys Enter runs it; C-c drops it.");
     let enter = t.send_text(text("main", "", true)).await;
     insta::assert_snapshot!(shown(&f, &enter), @"(ok) Pressed Enter in main.");
     f.ready("s", "main").await;
@@ -887,10 +884,10 @@ async fn unset_prompt_command_typed_in_a_terminal_is_healed_at_the_next_command(
     // No prompt of rat's after it: bash in the foreground, nothing seen finished.
     let waited = waited(&t, "main", 1).await;
     insta::assert_snapshot!(shown(&f, &waited), @r"
-        (ok) main: nothing finished since your last input, Ns ago: bash has shown no prompt since. A bash script or builtin may still be running (a script shows as bash), a text may wait on the command line (sent without Enter), or rat's hook was taken out of PROMPT_COMMAND in this terminal (unset, it comes back after the next command; assigned anew, as `source ~/.bashrc` may do, only a new window has it): read_window shows which.
-        [1 row printed]
-        $
-        ");
+    (ok) main: no prompt recorded since your last input, Ns ago: it assigned or unset PROMPT_COMMAND, which took rat's hook out of this shell. The next command puts it back if PROMPT_COMMAND is now empty or unset; assigned something else, only a new window has it (add to PROMPT_COMMAND rather than replace it).
+    [1 row printed]
+    $
+    ");
     // The next command puts rat's entry back (PS0), and its prompt is recorded.
     let done = f.run("s", "main", "(exit 6)").await;
     insta::assert_snapshot!(shown(&f, &done), @r"
@@ -1110,8 +1107,19 @@ async fn a_frozen_tmux_never_does_what_it_was_told_not_done_nor_enter_without_it
 async fn a_session_created_again_tells_why() {
     let f = start_ready().await;
     let t = f.controller.session("s");
-    // exit in the last window: the session ends with it.
+    // exit in the last window: the window stays, dead, until told; then the session ends.
     t.send_text(text("main", "exit", true)).await;
+    eventually("the shell ended", || {
+        f.tmux(&["display-message", "-p", "-t", "=s:=main", "#{pane_dead}"])
+            .trim()
+            == "1"
+    })
+    .await;
+    let told = t.list_windows().await;
+    assert_eq!(
+        redact_times(&told.text),
+        "main: ended Ns ago, exit status 0"
+    );
     eventually("the session ended", || {
         !f.tmux(&["list-sessions", "-F", "#{session_name}"])
             .lines()

@@ -6,7 +6,8 @@
 //! puts its own hook first at its first prompt, and a `PROMPT_COMMAND` array.
 //!
 //! Each must show: `(exit 3)` tells 3, `false | true` tells the pipeline's 1 0, and a job
-//! started in the background after a failure tells 0, in `wait_window` and `list_windows`. And
+//! started in the background after a failure tells 0, in `wait_window` and `list_windows`; a
+//! bash started inside gets rat's hook (its `(exit 3)` told, and its own `exit 4`). And
 //! the hook itself: it never blocks a prompt, whatever ratd does.
 
 use crate::common::*;
@@ -100,6 +101,26 @@ async fn statuses_hold(bashrc: &str) {
         "main: the command finished Ns ago, exit status 0.\n[1 row printed]"
     );
     assert!(pid.parse::<u32>().is_ok(), "{job}");
+    // A bash started inside, which reads the framework's .bashrc again, gets rat's hook.
+    let inner = run("bash").await;
+    let first = inner.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("main: a bash started inside this one (process ")
+            && first.ends_with(
+                ") is at its prompt, ready for input; waits tell its commands as the outer shell's."
+            ),
+        "{inner}"
+    );
+    let three = run("(exit 3)").await;
+    assert_eq!(
+        f.redact(&three),
+        "main: the command finished Ns ago, exit status 3.\nNothing printed."
+    );
+    let out = run("exit 4").await;
+    assert_eq!(
+        f.redact(out.lines().next().unwrap_or("")),
+        "main: the command finished Ns ago, exit status 4."
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

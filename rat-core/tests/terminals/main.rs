@@ -9,6 +9,8 @@
 //!   (`RAT_MODEL_SEQUENCES`, `RAT_MODEL_SEED`).
 //! - `output`: what a wait's answer carries of what the command printed.
 //! - `keys_tmux`: send_keys' key names against tmux itself.
+//! - `shells`: the shell's own state as an agent meets it: errexit, stopped jobs, shells
+//!   that end, nested shells.
 
 mod basic;
 mod common;
@@ -18,3 +20,4 @@ mod keys_tmux;
 mod locale;
 mod model;
 mod output;
+mod shells;

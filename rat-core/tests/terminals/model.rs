@@ -1,8 +1,9 @@
 //! Waits and exit statuses checked against ground truth, over seeded random sequences of what
 //! agents send: quick and slow commands, bash scripts, pipelines with failures, jobs started in
 //! the background, Enter alone, text typed while a command runs, C-c, commands sent back to
-//! back with no wait, two clients on one window. Every `wait_window` and `list_windows` answer
-//! is checked.
+//! back with no wait, two clients on one window, shells that end (`exit k`, `set -e` then a
+//! failure), jobs stopped with C-z, a bash started inside the window's. Every `wait_window` and
+//! `list_windows` answer is checked.
 //!
 //! Ground truth comes from the shell: the test's `~/.bash_profile` puts a recorder of its own
 //! in `PROMPT_COMMAND` (an element of an array: bash 5.1+ gives each element the statuses of
@@ -60,12 +61,26 @@ enum Step {
     InterruptedThenBackground,
     /// Two clients of the session send a command each, at once.
     TwoClients(i32, i32),
+    /// The shell ends with status k: `exit k`, or (`true`) `set -e` then `(exit k)`, k not 0.
+    /// Told to the wait; main is then created again.
+    Exits(i32, bool),
+    /// A long sleep stopped with C-z (told stopped, not finished), then `kill %1`: 0.
+    Stopped,
+    /// `bash`, then `(exit k)` in it, then `exit`: the outer shell tells k.
+    Nested(i32),
 }
 
 impl Step {
     fn pick(rng: &mut Rng) -> Step {
         let status = |rng: &mut Rng| [0, 1, 2, 3, 5, 7, 42, 127][rng.below(8) as usize];
-        match rng.below(20) {
+        match rng.below(23) {
+            20 => {
+                let k = status(rng);
+                let errexit = rng.below(2) == 0;
+                Step::Exits(if errexit && k == 0 { 1 } else { k }, errexit)
+            }
+            21 => Step::Stopped,
+            22 => Step::Nested(status(rng)),
             0..=3 => Step::Quick(status(rng)),
             4..=5 => Step::Pipeline(status(rng)),
             6..=7 => Step::Script(status(rng)),
@@ -86,6 +101,12 @@ fn send(window: &str, line: &str) -> SendText {
 
 async fn wait(t: &Terminals, window: &str) -> String {
     waited(t, window, 20).await.text
+}
+
+/// Sends `line` to main with Enter and waits for it: the answer, its times redacted.
+async fn run_and_wait(t: &Terminals, line: &str) -> String {
+    t.send_text(send("main", line)).await;
+    redact_times(&wait(t, "main").await)
 }
 
 /// The statuses a finished wait tells, read back from its first line (the inverse of the
@@ -125,6 +146,19 @@ async fn truth_after(f: &Fixture, before: (usize, u64), commands: u64) -> (u64, 
     panic!(
         "the shell never recorded {commands} more commands after {before:?}: {count} {number} {statuses:?}"
     );
+}
+
+/// The shell's record of a fresh shell's first prompt (a line numbered as its `\#` then),
+/// once written after `before` lines: what the next command's line follows.
+async fn eventually_first_truth(f: &Fixture, before: usize) -> (usize, u64) {
+    for _ in 0..500 {
+        let (count, number, _) = truth(f);
+        if count > before {
+            return (count, number);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the fresh shell never recorded its first prompt");
 }
 
 /// A number from the environment, or `default`.
@@ -177,7 +211,9 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
             let (count, number, _) = truth(&f);
             let before = (count, number);
             let commands = match &step {
-                Step::Enter => 0,
+                Step::Enter | Step::Exits(..) => 0,
+                Step::Nested(_) => 1,
+                Step::Stopped => 2,
                 Step::Quick(_)
                 | Step::Pipeline(_)
                 | Step::Script(_)
@@ -235,6 +271,88 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                     } else {
                         Some(vec![130])
                     }
+                }
+                Step::Exits(k, errexit) => {
+                    if *errexit {
+                        let set = run_and_wait(&t, "set -e").await;
+                        if set.lines().next()
+                            != Some("main: the command finished Ns ago, exit status 0.")
+                        {
+                            wrong.push(format!(
+                                "sequence {sequence}, {step:?}: set -e told {set:?}"
+                            ));
+                        }
+                        t.send_text(send("main", &format!("(exit {k})"))).await;
+                    } else {
+                        t.send_text(send("main", &format!("exit {k}"))).await;
+                    }
+                    let ended = f.redact(&wait(&t, "main").await);
+                    let want = format!(
+                        "main: its bash ended Ns ago, exit status {k}: the window is closed now (create_window makes a new one)."
+                    );
+                    if ended.lines().next() != Some(want.as_str()) {
+                        wrong.push(format!("sequence {sequence}, {step:?}: told {ended:?}"));
+                    }
+                    checked += 1;
+                    // A fresh main, and a first command in it: the statuses start again.
+                    let lines = truth(&f).0;
+                    t.create_window(rat_core::terminals::CreateWindow {
+                        name: "main".into(),
+                    })
+                    .await;
+                    f.ready("m", "main").await;
+                    let fresh = eventually_first_truth(&f, lines).await;
+                    run_and_wait(&t, "true").await;
+                    truth_after(&f, fresh, 1).await;
+                    expected = vec![0];
+                    continue;
+                }
+                Step::Stopped => {
+                    t.send_text(send("main", "sleep 30")).await;
+                    f.wait_command("m", "main", "sleep").await;
+                    t.send_keys(SendKeys {
+                        window: "main".into(),
+                        keys: vec!["C-z".into()],
+                        wait_seconds: 0,
+                    })
+                    .await;
+                    let stopped = f.redact(&wait(&t, "main").await);
+                    checked += 1;
+                    // Told stopped; or, where rat could not tell the command added the job, its
+                    // status and the job stopped: both true.
+                    let first = stopped.lines().next().unwrap_or("");
+                    let told_stopped = first.starts_with(
+                        "main: the command was stopped Ns ago, not finished: it is job ",
+                    ) || (first
+                        .starts_with("main: the command finished Ns ago, exit status 148. Job ")
+                        && first.contains(") is stopped, not finished: `fg` resumes it"));
+                    if !told_stopped {
+                        wrong.push(format!("sequence {sequence}, {step:?}: told {stopped:?}"));
+                    }
+                    // Ended by the way the answer gave: `kill %N`.
+                    let kill = stopped
+                        .split_once("`kill %")
+                        .and_then(|(_, rest)| rest.split_once('`'))
+                        .map_or("kill %%".to_string(), |(n, _)| format!("kill %{n}"));
+                    t.send_text(send("main", &kill)).await;
+                    Some(vec![0])
+                }
+                Step::Nested(k) => {
+                    let inner = run_and_wait(&t, "bash").await;
+                    if !inner.starts_with("main: a bash started inside this one (process ") {
+                        wrong.push(format!(
+                            "sequence {sequence}, {step:?}: bash told {inner:?}"
+                        ));
+                    }
+                    let exited = run_and_wait(&t, &format!("(exit {k})")).await;
+                    if statuses_in(&exited).as_deref() != Some(&[*k][..]) {
+                        wrong.push(format!(
+                            "sequence {sequence}, {step:?}: inside, told {exited:?}"
+                        ));
+                    }
+                    checked += 2;
+                    t.send_text(send("main", "exit")).await;
+                    Some(vec![*k])
                 }
                 Step::TwoClients(a, b) => {
                     let (x, y) = tokio::join!(

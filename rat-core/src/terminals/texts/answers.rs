@@ -218,3 +218,131 @@ pub(crate) fn quiet_hint(quiet: &str) -> String {
         " Nothing was displayed for {quiet}: normal for some commands; read_window shows whether it waits for input."
     )
 }
+
+// ---- the shell's own state: stopped jobs ----
+
+/// A wait answered by a prompt after the command was stopped (C-z): job `number`, `name`.
+pub(crate) fn stopped(window: &str, age: &str, number: u32, name: &str) -> String {
+    format!(
+        "{window}: the command was stopped {age} ago, not finished: it is job {number} \
+         ({name}), stopped. `fg` resumes it in the foreground; `kill %{number}` ends it."
+    )
+}
+
+/// Added to a finished command's answer when its status was 128 + a stop signal and bash's
+/// current job, there before the command (`fg` then C-z), is stopped.
+pub(crate) fn job_stopped(number: u32, name: &str) -> String {
+    format!(
+        " Job {number} ({name}) is stopped, not finished: `fg` resumes it in the foreground; \
+         `kill %{number}` ends it."
+    )
+}
+
+/// Added to a window's line when its last command was stopped (C-z) and still is.
+pub(crate) fn line_stopped(number: u32, name: &str, age: &str) -> String {
+    format!(
+        ", last command stopped: job {number} ({name}), `fg` resumes it, `kill %{number}` \
+         ends it ({age} ago)"
+    )
+}
+
+// ---- the shell's own state: a shell that ended ----
+
+/// How a window's shell ended, `age` ago: `ended 2m ago, exit status 3`.
+pub(crate) fn shell_ended(age: &str, status: Option<i32>, signal: Option<&str>) -> String {
+    match (status, signal) {
+        (Some(status), _) => format!("ended {age} ago, exit status {status}"),
+        (None, Some(signal)) => format!("ended {age} ago, killed by signal {signal}"),
+        (None, None) => {
+            format!("ended {age} ago, killed by a signal (this tmux does not tell which)")
+        }
+    }
+}
+
+/// The answer about a window whose shell ended (`how` from [`shell_ended`]): the window is
+/// closed once this is told.
+pub(crate) fn window_ended(window: &str, how: &str) -> String {
+    format!("{window}: its bash {how}: the window is closed now (create_window makes a new one).")
+}
+
+/// The line of list_windows of a window whose shell ended (`how` from [`shell_ended`]).
+pub(crate) fn line_ended(window: &str, how: &str) -> String {
+    format!("{window}: {how}")
+}
+
+/// An input to a window whose shell ended: nothing sent.
+pub(crate) fn sent_to_ended(window: &str, how: &str) -> String {
+    format!(
+        "Nothing was sent: the bash of {window} {how}. The window is closed now; \
+         create_window makes a new one."
+    )
+}
+
+/// create_window naming a window whose shell ended: told, then made anew.
+pub(crate) fn created_after_end(created: &str, window: &str, how: &str) -> String {
+    format!("The bash of the old {window} {how}. {created}")
+}
+
+// ---- the shell's own state: why no prompt came ----
+
+/// A wait on a window whose command line holds a line typed without Enter (a text sent
+/// without it, or keys such as Tab): nothing runs.
+pub(crate) fn line_waits(window: &str) -> String {
+    format!(
+        "{window}: nothing runs: the line you typed waits on bash's command line, not run \
+         (sent without Enter). send_keys Enter runs it; C-c drops it."
+    )
+}
+
+/// A wait that ran out with bash's `read` builtin waiting for a line, `since` ago.
+pub(crate) fn reads_line(window: &str, since: &str) -> String {
+    format!(
+        "{window}: waiting for input, {since} since your last input: bash's read builtin waits \
+         for a line (as read -p does). read_window shows its question; send_text answers it."
+    )
+}
+
+/// A wait that ran out at bash's continuation prompt (PS2), `since` ago.
+pub(crate) fn continuation(window: &str, since: &str) -> String {
+    format!(
+        "{window}: nothing finished since your last input, {since} ago: bash waits for the \
+         rest of the command at its continuation prompt (PS2: an open quote, a trailing \\, \
+         an unfinished if or loop). Send the rest, or C-c to drop it."
+    )
+}
+
+/// A wait that ran out after the last input assigned or unset PROMPT_COMMAND, `since` ago.
+pub(crate) fn hook_taken_out(window: &str, since: &str) -> String {
+    format!(
+        "{window}: no prompt recorded since your last input, {since} ago: it assigned or unset \
+         PROMPT_COMMAND, which took rat's hook out of this shell. The next command puts it back \
+         if PROMPT_COMMAND is now empty or unset; assigned something else, only a new window \
+         has it (add to PROMPT_COMMAND rather than replace it)."
+    )
+}
+
+/// A wait answered by a bash started inside the window's shell, at its first prompt.
+pub(crate) fn inner_bash_at_prompt(window: &str, pid: u32) -> String {
+    format!(
+        "{window}: a bash started inside this one (process {pid}) is at its prompt, ready for \
+         input; waits tell its commands as the outer shell's."
+    )
+}
+
+/// A wait that ran out with the window's shell replaced (`exec bash -l`) at its first prompt.
+pub(crate) fn shell_replaced(window: &str, since: &str) -> String {
+    format!(
+        "{window}: the shell was replaced {since} ago (exec) and waits at its prompt: its first \
+         prompt is not recorded, its commands' are."
+    )
+}
+
+/// Added to a wait that ran out with `command` in the foreground, a program with prompts of
+/// its own (su, ssh, a REPL).
+pub(crate) fn prompts_inside(command: &str) -> String {
+    format!(" Waits cannot see the prompts of what runs inside {command}; read_window shows them.")
+}
+
+/// Added to the line of a window whose foreground program shows prompts of its own.
+pub(crate) const LINE_PROMPTS_INSIDE: &str =
+    ", waits cannot see the prompts inside it (read_window shows them)";

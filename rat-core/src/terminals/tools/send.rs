@@ -41,7 +41,7 @@ impl Terminals {
         window: &str,
     ) -> Result<Result<WindowDescription, Missing>, TmuxFailure> {
         let inner = self.inner();
-        match inner.list_windows(&self.session).await? {
+        match self.windows_settled().await? {
             None => {
                 let origin = inner.create_session(&self.session).await?;
                 Ok(Err(Missing::Session(origin.unwrap_or(Origin::New))))
@@ -62,15 +62,36 @@ impl Terminals {
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
             Err(fail) => return Err(fail.result()),
         };
+        if let Some(ended) = &w.ended {
+            let how = super::ended::how_ended(&w, ended);
+            return Err(
+                match self
+                    .tell_ended(window, &w, texts::sent_to_ended(window, &how))
+                    .await
+                {
+                    Ok(text) => ToolResult::refused(text, "the window's shell ended"),
+                    Err(fail) => fail.result(),
+                },
+            );
+        }
         // The hook told a prompt for the last input: bash is on its way to read the next line
         // (the rest of PROMPT_COMMAND, which may run a program, first).
-        let editor_reads =
-            w.input.is_none() && w.prompt.is_some() && until_readline_reads(&w).await;
+        // Or bash still starting, nothing sent yet: bash reads the input at its first prompt,
+        // and written before its line editor reads, the terminal would echo it first, then
+        // the editor a second time (`echo first` shown twice on the screen).
+        let editor_reads = if w.input.is_none() && w.prompt.is_some() {
+            until_readline_reads(&w, false).await
+        } else if w.input.is_none() && w.prompt.is_none() {
+            until_readline_reads(&w, true).await
+        } else {
+            false
+        };
         let prompts = self.inner().live_any().prompts;
         let mut turn = prompts.start_input(w.pane).await.map_err(|e| {
             TmuxFailure::Internal(format!("recording an input for the prompt hook: {e}")).result()
         })?;
         turn.editor_reads = editor_reads;
+        turn.note_foreground(foreground::foreground_group(w.pane_pid));
         Ok(turn)
     }
 
@@ -186,6 +207,7 @@ impl Terminals {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
+        turn.note_text(&input.text);
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -382,6 +404,11 @@ fn wait_out_of_range(tool: &str, asked: u32) -> ToolResult {
 /// `PROMPT_COMMAND` entries (direnv's, pyenv's, which fork) run in between.
 const READLINE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How long the first input to a window whose bash is still starting (no prompt recorded,
+/// nothing sent) waits for bash's line editor to read, checked as [`READLINE_WAIT`]: startup
+/// files take longer than the prompt hook's tail (a framework starting Python: seconds).
+const FIRST_PROMPT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// How long an answered input waits for tmux to confirm its bytes were written to the pane
 /// (one round trip; see `Terminals::end_input`).
 const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
@@ -392,13 +419,24 @@ const WRITTEN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// line discipline, which echoes the bracketed-paste marks and keeps at most 4095 bytes of a
 /// line (docs/design/prompts.md, "Before readline reads"). A bash that never leaves canonical
 /// mode (`set +o emacs +o vi`) costs the whole wait, then is pasted into as before. Whether
-/// the editor was seen reading.
-async fn until_readline_reads(w: &WindowDescription) -> bool {
+/// the editor was seen reading. `starting`: bash has shown no prompt yet (nothing sent to the
+/// window): [`FIRST_PROMPT_WAIT`] at most, and a standard input not yet the terminal is waited
+/// for as well.
+async fn until_readline_reads(w: &WindowDescription, starting: bool) -> bool {
+    let at_most = if starting {
+        FIRST_PROMPT_WAIT
+    } else {
+        READLINE_WAIT
+    };
     let started = std::time::Instant::now();
     loop {
         match foreground::reads_keys(w.pane_pid) {
             Some(true) => return true,
-            Some(false) if started.elapsed() < READLINE_WAIT => {
+            // Canonical mode, or (bash starting) a standard input not yet the terminal.
+            Some(false) if started.elapsed() < at_most => {
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            None if starting && started.elapsed() < at_most => {
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
             }
             _ => return false,

@@ -127,17 +127,40 @@ impl Terminals {
         let mut recorded = prompts.subscribe();
         let stopping = inner.stopping.clone();
         loop {
-            let windows = inner.list_windows(&self.session).await?;
+            let windows = self.windows_settled().await?;
             let Some(w) = windows.and_then(|ws| ws.into_iter().find(|w| w.name == window)) else {
                 return Ok(ToolResult::refused(
                     texts::closed_while_waiting(window),
                     "window closed while waiting",
                 ));
             };
+            if let Some(ended) = &w.ended {
+                let how = super::ended::how_ended(&w, ended);
+                let text = texts::window_ended(window, &how);
+                return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+            }
             if w.finished() {
                 let text = self.finished_text(window, &w, check);
                 return Ok(ToolResult::ok(
                     self.with_output(window, w.pane, text, true).await?,
+                ));
+            }
+            // A line typed without Enter at the prompt: nothing will run until Enter.
+            if w.input.is_some() && w.command == "bash" && prompts.pane(w.pane).open.is_some() {
+                return Ok(ToolResult::message(texts::line_waits(window)));
+            }
+            // A bash started inside: at its first prompt, which its startup files may keep
+            // from rat's hook; its commands' prompts are recorded (docs/design/prompts.md).
+            if w.input.is_some()
+                && w.command == "bash"
+                && let Some(pid) = foreground::inner_bash_at_prompt(
+                    w.pane_pid,
+                    prompts.pane(w.pane).foreground_at_input,
+                )
+            {
+                let text = texts::inner_bash_at_prompt(window, pid);
+                return Ok(ToolResult::ok(
+                    self.with_output(window, w.pane, text, false).await?,
                 ));
             }
             let pane = w.pane;
@@ -173,6 +196,11 @@ impl Terminals {
         started: std::time::Instant,
         check: &TerminalCheck,
     ) -> Result<ToolResult, TmuxFailure> {
+        if let Some(ended) = &w.ended {
+            let how = super::ended::how_ended(&w, ended);
+            let text = texts::window_ended(window, &how);
+            return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+        }
         if w.finished() {
             let text = self.finished_text(window, &w, check);
             return Ok(ToolResult::ok(
@@ -181,13 +209,87 @@ impl Terminals {
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
         let w = foreground::exact(w, &self.inner().features());
-        let text = running_text(window, &w, now_f64(), waited);
+        let text = match self.why_no_prompt(window, &w).await? {
+            Some(text) => text,
+            None => running_text(window, &w, now_f64(), waited),
+        };
         Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
             ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
         })
     }
+    /// Why bash, in the foreground with no prompt since the last input, shows none, where it
+    /// is known: the input took rat's hook out (it assigned PROMPT_COMMAND), bash's `read`
+    /// builtin waits for a line, or bash waits at its continuation prompt (`> `, PS2's default,
+    /// before the cursor, while its line editor reads). `None`: not known.
+    async fn why_no_prompt(
+        &self,
+        window: &str,
+        w: &WindowDescription,
+    ) -> Result<Option<String>, TmuxFailure> {
+        let Some(input) = w.input else {
+            return Ok(None);
+        };
+        if w.command != "bash" || w.prompt.is_none() {
+            return Ok(None);
+        }
+        let since = ago((now_f64() - input).round() as i64);
+        let state = self.inner().live_any().prompts.pane(w.pane);
+        if state.sets_prompt_command {
+            return Ok(Some(texts::hook_taken_out(window, &since)));
+        }
+        if foreground::shell_replaced(w.pane_pid)
+            && foreground::reads_keys(w.pane_pid) == Some(true)
+        {
+            return Ok(Some(texts::shell_replaced(window, &since)));
+        }
+        if foreground::reads_a_line(w.pane_pid) {
+            return Ok(Some(texts::reads_line(window, &since)));
+        }
+        if foreground::reads_keys(w.pane_pid) == Some(true)
+            && self.before_cursor(window).await?.as_deref() == Some("> ")
+        {
+            return Ok(Some(texts::continuation(window, &since)));
+        }
+        Ok(None)
+    }
+
+    /// The text on the cursor's row before the cursor, as tmux shows it.
+    async fn before_cursor(&self, window: &str) -> Result<Option<String>, TmuxFailure> {
+        let target = self.target(window);
+        let inner = self.inner();
+        let reply = inner
+            .reply(tmux_cc::Command::new("display-message").args([
+                "-p",
+                "-t",
+                &target,
+                "#{cursor_x} #{cursor_y}",
+            ]))
+            .await?;
+        let said = crate::terminals::controller::lines(&reply).join("");
+        let Some((x, y)) = said.trim().split_once(' ') else {
+            return Ok(None);
+        };
+        let (Ok(x), Ok(y)) = (x.parse::<usize>(), y.parse::<u32>()) else {
+            return Ok(None);
+        };
+        let row = y.to_string();
+        let reply = inner
+            .reply(
+                tmux_cc::Command::new("capture-pane")
+                    .args(["-p", "-t", &target, "-S", &row, "-E", &row]),
+            )
+            .await?;
+        let line = crate::terminals::controller::lines(&reply).join("");
+        // capture-pane leaves out a row's trailing spaces: the cursor stands past them.
+        let mut before: String = line.chars().take(x).collect();
+        while before.chars().count() < x {
+            before.push(' ');
+        }
+        Ok(Some(before))
+    }
+
     fn finished_text(&self, window: &str, w: &WindowDescription, check: &TerminalCheck) -> String {
         let prompt = w.prompt.as_ref().expect("finished means a prompt");
         finished_text(window, prompt, check)
@@ -197,7 +299,11 @@ impl Terminals {
 /// The answer of a wait whose window's prompt answers the last input.
 fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String {
     let age = ago(age_of(prompt.exit_time));
-    match &prompt.exit {
+    let stopped = foreground::stopped_job(prompt);
+    if let Some(job) = stopped.as_ref().filter(|job| job.new) {
+        return texts::stopped(window, &age, job.number, &job.name);
+    }
+    let text = match &prompt.exit {
         Exit::Started => texts::at_prompt(window, &ago(age_of(prompt.time))),
         Exit::Statuses(statuses) if check.tells_statuses() => {
             texts::finished_with(window, &age, &wait_exit(statuses))
@@ -206,6 +312,10 @@ fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String
             texts::finished_without_status(window, &age, texts::STATUS_NOT_RECORDED)
         }
         Exit::Unknown => texts::finished_without_status(window, &age, texts::STATUS_UNKNOWN),
+    };
+    match stopped {
+        Some(job) => text + &texts::job_stopped(job.number, &job.name),
+        None => text,
     }
 }
 
@@ -228,6 +338,9 @@ pub(crate) fn running_text(window: &str, w: &WindowDescription, now: f64, waited
         None => texts::after_waiting(&ago(waited)),
     };
     let mut text = texts::still_running(window, &since, &w.command);
+    if foreground::runs_its_own_prompts(&w.command) {
+        text.push_str(&texts::prompts_inside(&w.command));
+    }
     // window_activity is whole seconds (tmux's clock, truncated): its middle is taken.
     let quiet = (now - w.activity as f64 - 0.5).round() as i64;
     if quiet >= QUIET_HINT_AFTER {
