@@ -17,23 +17,28 @@
 //!   terminal so no output mark, stdout not the terminal so no end mark) is told as
 //!   unframed: its rows are to be read from the screen, as before marks.
 
+// Public with the feature `test-support`, for the differential test
+// (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
+#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports))]
+
 mod marks;
 mod render;
+mod source;
 #[cfg(test)]
 mod tests;
 
 use std::collections::VecDeque;
 
-pub(crate) use marks::{Mark, MarkId};
+pub use marks::{Mark, MarkId};
 use marks::{MarkScanner, Piece};
-pub(crate) use render::Lines;
-use render::Render;
+pub use render::{Lines, Render};
+pub use source::Follow;
 
 /// How many ended commands are kept until told (the oldest goes first).
 const KEPT: usize = 8;
 
 /// The rows kept of a command's history, as tmux's `history-limit` of rat's windows.
-pub(crate) const HISTORY_LIMIT: usize = 10_000;
+pub const HISTORY_LIMIT: usize = 10_000;
 
 /// One command, from its output mark (or its end mark alone).
 struct Command {
@@ -52,7 +57,7 @@ struct Command {
 
 /// What a command printed and how it ended, as far as its marks tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Told {
+pub enum Told {
     /// Its marks framed it: the rows not told before.
     Framed {
         /// The rows, as lines.
@@ -73,7 +78,7 @@ pub(crate) enum Told {
 }
 
 /// A window's transcript (see the module's doc).
-pub(crate) struct Transcript {
+pub struct Transcript {
     width: u16,
     height: u16,
     scanner: MarkScanner,
@@ -87,7 +92,7 @@ pub(crate) struct Transcript {
 
 impl Transcript {
     /// The transcript of a pane of `width` columns and `height` rows, from now on.
-    pub(crate) fn new(width: u16, height: u16) -> Transcript {
+    pub fn new(width: u16, height: u16) -> Transcript {
         Transcript {
             width,
             height,
@@ -99,18 +104,18 @@ impl Transcript {
     }
 
     /// The pane's new size: commands started after are rendered at it.
-    pub(crate) fn resize(&mut self, width: u16, height: u16) {
+    pub fn resize(&mut self, width: u16, height: u16) {
         self.width = width;
         self.height = height;
     }
 
     /// The last prompt's mark: the prompt a command typed now is typed at.
-    pub(crate) fn prompt(&self) -> Option<MarkId> {
+    pub fn prompt(&self) -> Option<MarkId> {
         self.prompt
     }
 
     /// The pane's output, following what was fed before.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+    pub fn feed(&mut self, bytes: &[u8]) {
         let mut scanner = std::mem::take(&mut self.scanner);
         scanner.feed(bytes, &mut |piece| self.piece(piece));
         self.scanner = scanner;
@@ -118,7 +123,7 @@ impl Transcript {
 
     /// Bytes were lost between what was fed and what comes next (a paused stream): every
     /// command running is unframed.
-    pub(crate) fn lost(&mut self) {
+    pub fn lost(&mut self) {
         let mut scanner = std::mem::take(&mut self.scanner);
         scanner.flush(&mut |piece| self.piece(piece));
         self.scanner = scanner;
@@ -219,7 +224,7 @@ impl Transcript {
 
     /// The command typed at prompt `id`, when its output or end mark came: the rows it printed
     /// not told before, which are told now. An ended command once told in full is forgotten.
-    pub(crate) fn tell(&mut self, id: MarkId) -> Option<Told> {
+    pub fn tell(&mut self, id: MarkId) -> Option<Told> {
         if let Some(command) = self.open.iter_mut().rev().find(|c| c.id == id) {
             return Some(told(command));
         }
@@ -231,7 +236,7 @@ impl Transcript {
 
     /// The last command of shell `shell` whose output or end mark came, newest first: the
     /// open one, else the last ended.
-    pub(crate) fn last_command(&self, shell: u32) -> Option<MarkId> {
+    pub fn last_command(&self, shell: u32) -> Option<MarkId> {
         self.open
             .iter()
             .rev()
@@ -256,4 +261,23 @@ fn told(command: &mut Command) -> Told {
         }
         _ => Told::Unframed { ended },
     }
+}
+
+/// `bytes` (what a command printed, as the terminal got them) rendered as the transcript
+/// renders a command's output: from an empty screen of `width` x `height`, the alternate
+/// screen left at the end. The expected rows of the differential test.
+pub fn render(width: u16, height: u16, bytes: &[u8]) -> Lines {
+    let mut render = Render::new(width, height, HISTORY_LIMIT);
+    let mut scanner = MarkScanner::default();
+    let mut piece = |piece: Piece<'_>| match piece {
+        Piece::Bytes(bytes) => render.feed(bytes),
+        Piece::Erased { history } => render.erased(history),
+        Piece::Mark(_) => {}
+    };
+    scanner.feed(bytes, &mut piece);
+    scanner.flush(&mut piece);
+    if render.alternate() {
+        render.leave_alternate();
+    }
+    render.lines(true, true)
 }

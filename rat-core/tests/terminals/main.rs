@@ -9,6 +9,8 @@
 //!   (`RAT_MODEL_SEQUENCES`, `RAT_MODEL_SEED`).
 //! - `output`: what a wait's answer carries of what the command printed.
 //! - `keys_tmux`: send_keys' key names against tmux itself.
+//! - `transcript`: each command's rows from its marks against ground truth over random
+//!   commands (`RAT_TRANSCRIPT_SEQUENCES`, `RAT_TRANSCRIPT_SEED`).
 
 mod basic;
 mod common;
@@ -18,3 +20,4 @@ mod keys_tmux;
 mod locale;
 mod model;
 mod output;
+mod transcript;

@@ -15,16 +15,16 @@
 /// The shell that printed a mark and the count of its prompts: a shell started inside
 /// another (`bash` typed in a window) counts from 1 again, with a process id of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct MarkId {
+pub struct MarkId {
     /// The shell's process id (`$$`).
-    pub(crate) shell: u32,
+    pub shell: u32,
     /// The prompt's count in that shell (1 at its first prompt).
-    pub(crate) prompt: u64,
+    pub prompt: u64,
 }
 
 /// One mark of rat's hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mark {
+pub enum Mark {
     /// A prompt starts (OSC 133 A).
     Prompt(MarkId),
     /// The output of the command typed at that prompt starts (OSC 133 C).
@@ -36,7 +36,7 @@ pub(crate) enum Mark {
 
 /// What the scanner finds, in the order of the bytes.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Piece<'a> {
+pub(super) enum Piece<'a> {
     /// Bytes of the pane (marks of others, and the erases below, included).
     Bytes(&'a [u8]),
     /// A mark of rat's hook (its bytes are not in any `Bytes`).
@@ -55,14 +55,14 @@ const LONGEST: usize = 96;
 /// Finds marks in a pane's bytes fed in pieces of any size: a mark cut between two pieces is
 /// held until its end comes.
 #[derive(Debug, Default)]
-pub(crate) struct MarkScanner {
+pub(super) struct MarkScanner {
     held: Vec<u8>,
 }
 
 impl MarkScanner {
     /// Scans `bytes`, the pane's output following what was fed before, and gives each piece
     /// to `out`.
-    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut impl FnMut(Piece<'_>)) {
+    pub(super) fn feed(&mut self, bytes: &[u8], out: &mut impl FnMut(Piece<'_>)) {
         if self.held.is_empty() {
             let rest = scan(bytes, out);
             self.held.extend_from_slice(rest);
@@ -76,7 +76,7 @@ impl MarkScanner {
 
     /// Gives what is held (the start of a mark that never ended) as bytes: the stream lost
     /// bytes or ended.
-    pub(crate) fn flush(&mut self, out: &mut impl FnMut(Piece<'_>)) {
+    pub(super) fn flush(&mut self, out: &mut impl FnMut(Piece<'_>)) {
         if !self.held.is_empty() {
             out(Piece::Bytes(&self.held));
             self.held.clear();
@@ -182,7 +182,7 @@ fn found(bytes: &[u8]) -> Found {
 }
 
 /// Reads a mark's body, `A;rat=S:K`, `C;rat=S:K`, `D;STATUS;rat=S:K` or `D;rat=S:K`.
-pub(crate) fn parse(body: &[u8]) -> Option<Mark> {
+pub(super) fn parse(body: &[u8]) -> Option<Mark> {
     let body = std::str::from_utf8(body).ok()?;
     let mut fields = body.split(';');
     let kind = fields.next()?;

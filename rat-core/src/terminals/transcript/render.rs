@@ -8,9 +8,11 @@ use std::num::NonZeroU16;
 /// A row of text, trailing blanks left out, and whether it continues on the next row (a line
 /// longer than the width, wrapped).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Row {
-    pub(crate) text: String,
-    pub(crate) wrapped: bool,
+pub(super) struct Row {
+    /// Its text, trailing blanks left out.
+    pub(super) text: String,
+    /// Whether the line goes on in the next row.
+    pub(super) wrapped: bool,
 }
 
 /// The rows of the normal screen pushed off its top, handed over by the emulator.
@@ -53,7 +55,7 @@ impl vt100::Callbacks for Scrolled {
 }
 
 /// One command's rendering, with what of it was told.
-pub(crate) struct Render {
+pub struct Render {
     parser: vt100::Parser<Scrolled>,
     /// Rows pushed off the screen's top, oldest first.
     history: VecDeque<Row>,
@@ -70,21 +72,21 @@ pub(crate) struct Render {
 
 /// The rows of a command not yet told, joined into lines.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Lines {
+pub struct Lines {
     /// The lines, each its rows end to end, trailing blanks left out.
-    pub(crate) lines: Vec<String>,
+    pub lines: Vec<String>,
     /// How many of them are whole (the rest is the line the cursor is on, still being
     /// printed).
-    pub(crate) whole: usize,
+    pub whole: usize,
     /// The rows these lines take at the pane's width.
-    pub(crate) rows: u64,
+    pub rows: u64,
     /// Rows not told that were dropped past the history's limit before this.
-    pub(crate) gone: u64,
+    pub gone: u64,
 }
 
 impl Render {
     /// An empty screen of `width` columns and `height` rows, keeping `limit` rows of history.
-    pub(crate) fn new(width: u16, height: u16, limit: usize) -> Render {
+    pub fn new(width: u16, height: u16, limit: usize) -> Render {
         Render {
             parser: vt100::Parser::new_with_callbacks(
                 nonzero(height),
@@ -101,7 +103,7 @@ impl Render {
     }
 
     /// Renders `bytes`, the command's output after what was fed before.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+    pub fn feed(&mut self, bytes: &[u8]) {
         self.parser.process(bytes);
         let scrolled = std::mem::take(&mut self.parser.callbacks_mut().rows);
         self.history.extend(scrolled);
@@ -117,7 +119,7 @@ impl Render {
 
     /// The bytes fed last ended with `ESC[2J` (`history` false) or `ESC[3J`: rows the
     /// command erased are not its rows; rows printed after on the erased screen are new.
-    pub(crate) fn erased(&mut self, history: bool) {
+    pub fn erased(&mut self, history: bool) {
         if self.parser.screen().alternate_screen() {
             return;
         }
@@ -131,13 +133,13 @@ impl Render {
     }
 
     /// Whether a full-screen program holds the screen (the alternate screen is on).
-    pub(crate) fn alternate(&self) -> bool {
+    pub fn alternate(&self) -> bool {
         self.parser.screen().alternate_screen()
     }
 
     /// Leaves the alternate screen (a program that ended without leaving it): what shows then
     /// is the normal screen, the command's rows.
-    pub(crate) fn leave_alternate(&mut self) {
+    pub fn leave_alternate(&mut self) {
         self.feed(b"\x1b[?1049l");
     }
 
@@ -175,7 +177,7 @@ impl Render {
 
     /// The rows not yet told, as lines; `tell` marks them told: all of them when the command
     /// ended, else all but the line the cursor is on (told again next time, as it grows).
-    pub(crate) fn lines(&mut self, tell: bool, ended: bool) -> Lines {
+    pub fn lines(&mut self, tell: bool, ended: bool) -> Lines {
         let start = self.screen_start();
         let (screen, cursor_row) = self.screen_rows();
         let first = self.told.max(self.dropped);
