@@ -41,6 +41,12 @@
 //!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its
 //!   own turns, so a wait woken by the record reads the rows once `#{pane_path}` shows that
 //!   mark, after every byte the command printed (docs/design/output.md).
+//! - **The command's marks** (OSC 133, as FinalTerm and VS Code's shell integration print
+//!   them, with the shell's identity `rat=PID:K`, `$$` and the prompt's count): before the
+//!   path, the end of the command typed at the prompt before (`D;STATUS`, or `D` alone after
+//!   an empty line) and this prompt's start (`A`); from `PS0`, on stderr when it is the
+//!   terminal, the start of the command's output (`C`). Invisible; the transcript takes a
+//!   command's rows from between its `C` and `D` (docs/design/output.md).
 //!
 //! Nothing else is printed but `ESC[?2004h` (bracketed paste announced, as readline would).
 //! `${VAR-}` everywhere, so that `set -u` in a startup file breaks nothing; the entry calls
@@ -71,7 +77,7 @@ __rat_e=
 # in a bash started inside this one (`__rat_own` is not exported), added as element 990 when
 # missing, with the command number, so that the prompt after its first command is recorded.
 __rat_own=0
-__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}'
+__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}${__rat_c-}'
 # Defined with aliases off, builtins named as such: a startup file's aliases or functions
 # (printf, read) never change it.
 __rat_aliases=
@@ -80,9 +86,19 @@ __rat_hook() {
   local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-} j=-
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
-  # The prompt's mark, after every byte the command printed: the pane's path (OSC 7).
-  __rat_k=$((${__rat_k:-0} + 1))
-  [ -t 1 ] && builtin printf '\e[?2004h\e]7;rat:prompt:%s\e\\' "$__rat_k" && m=$__rat_k
+  # The marks, after every byte the command printed: the end of the command typed at the
+  # prompt before (OSC 133 D, with its status when one ran), this prompt's start (OSC 133 A),
+  # and the pane's path (OSC 7). PS0 prints __rat_c, the command's output start (OSC 133 C),
+  # on stderr: set only while stderr is the terminal.
+  __rat_k=$((${__rat_k:-0} + 1)) __rat_c=
+  if [ -t 1 ]; then
+    if [ -z "${__rat_n-}" ]; then i=
+    elif [ "$n" != "$__rat_n" ]; then builtin printf -v i '\e]133;D;%s;rat=%s:%s\e\\' "${__rat_s[0]}" "$$" "$((__rat_k - 1))"
+    else builtin printf -v i '\e]133;D;rat=%s:%s\e\\' "$$" "$((__rat_k - 1))"; fi
+    builtin printf '%s\e]133;A;rat=%s:%s\e\\\e[?2004h\e]7;rat:prompt:%s\e\\' "$i" "$$" "$__rat_k" "$__rat_k"
+    m=$__rat_k
+    if [ -t 2 ]; then builtin printf -v __rat_c '\e]133;C;rat=%s:%s\e\\' "$$" "$__rat_k"; fi
+  fi
   for i in "${!PROMPT_COMMAND[@]}"; do
     e=${PROMPT_COMMAND[i]}
     if [[ $e == *"$__rat_entry"* && $e != "$__rat_entry"* ]]; then

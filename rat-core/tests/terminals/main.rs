@@ -11,6 +11,8 @@
 //! - `keys_tmux`: send_keys' key names against tmux itself.
 //! - `shells`: the shell's own state as an agent meets it: errexit, stopped jobs, shells
 //!   that end, nested shells.
+//! - `transcript`: each command's rows from its marks against ground truth over random
+//!   commands (`RAT_TRANSCRIPT_SEQUENCES`, `RAT_TRANSCRIPT_SEED`).
 
 mod basic;
 mod common;
@@ -21,3 +23,4 @@ mod locale;
 mod model;
 mod output;
 mod shells;
+mod transcript;

@@ -1,0 +1,283 @@
+//! A window's transcript: what each command printed, taken from the marks rat's hook prints
+//! around it (docs/design/output.md), not from positions on tmux's screen.
+//!
+//! Sans-IO: the pane's bytes go in as tmux delivers them ([`Transcript::feed`], marks
+//! included), with word of bytes lost on the way ([`Transcript::lost`]); out come, for a
+//! command named by the prompt it was typed at, the rows it printed that were not told yet
+//! ([`Transcript::tell`]). No tmux, no clock, no I/O: the tools do that around it.
+//!
+//! - A command's output is the bytes between its output mark (OSC 133 C, printed by `PS0`
+//!   when bash starts it) and its end mark (OSC 133 D, printed by the hook at the next
+//!   prompt), rendered by a terminal emulator at the pane's width from an empty screen.
+//!   Rows it erased itself (`\r` progress, cursor-up redraws, `clear`) are not its rows; a
+//!   full-screen program's alternate screen is not either.
+//! - Marks carry the shell's process id: a shell started inside another has its own
+//!   commands, framed inside the outer shell's command that started it.
+//! - A command whose marks are not all there (bytes lost while it ran, stderr not the
+//!   terminal so no output mark, stdout not the terminal so no end mark) is told as
+//!   unframed: its rows are to be read from the screen, as before marks.
+
+// Public with the feature `test-support`, for the differential test
+// (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
+#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports))]
+
+mod marks;
+mod render;
+mod source;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+pub use marks::{Mark, MarkId};
+use marks::{MarkScanner, Piece};
+pub use render::{Lines, Render};
+pub use source::Follow;
+
+/// How many ended commands are kept until told (the oldest goes first).
+const KEPT: usize = 8;
+
+/// The rows kept of a command's history, as tmux's `history-limit` of rat's windows.
+pub const HISTORY_LIMIT: usize = 10_000;
+
+/// One command, from its output mark (or its end mark alone).
+struct Command {
+    id: MarkId,
+    /// Its rendering; `None` when its output mark was not seen.
+    render: Option<Render>,
+    /// Its end: `Some(status)` once its end mark came (`status` `None` when the mark gave
+    /// none).
+    end: Option<Option<i32>>,
+    /// Bytes were lost while it ran, or a mark of its is missing.
+    unframed: bool,
+    /// It left the alternate screen on (a full-screen program that ended without leaving
+    /// it): not yet told.
+    alternate_left_on: bool,
+}
+
+/// What a command printed and how it ended, as far as its marks tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Told {
+    /// Its marks framed it: the rows not told before.
+    Framed {
+        /// The rows, as lines.
+        lines: Lines,
+        /// `Some(status)` once it ended (the status its end mark carries).
+        ended: Option<Option<i32>>,
+        /// A full-screen program holds the screen now (the command still runs).
+        full_screen: bool,
+        /// It ended with the alternate screen still on: told once.
+        alternate_left_on: bool,
+    },
+    /// Its marks do not frame it (lost bytes, stderr or stdout not the terminal): its rows are
+    /// to be read from the screen. `Some(status)` once its end mark came.
+    Unframed {
+        /// Its end, when its end mark came.
+        ended: Option<Option<i32>>,
+    },
+}
+
+/// A window's transcript (see the module's doc).
+pub struct Transcript {
+    width: u16,
+    height: u16,
+    scanner: MarkScanner,
+    /// Commands whose output mark came and whose end did not, the innermost shell's last.
+    open: Vec<Command>,
+    /// Commands ended, not yet told in full, oldest first.
+    ended: VecDeque<Command>,
+    /// The last prompt's mark.
+    prompt: Option<MarkId>,
+}
+
+impl Transcript {
+    /// The transcript of a pane of `width` columns and `height` rows, from now on.
+    pub fn new(width: u16, height: u16) -> Transcript {
+        Transcript {
+            width,
+            height,
+            scanner: MarkScanner::default(),
+            open: Vec::new(),
+            ended: VecDeque::new(),
+            prompt: None,
+        }
+    }
+
+    /// The pane's new size: commands started after are rendered at it.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        self.width = width;
+        self.height = height;
+    }
+
+    /// The last prompt's mark: the prompt a command typed now is typed at.
+    pub fn prompt(&self) -> Option<MarkId> {
+        self.prompt
+    }
+
+    /// The pane's output, following what was fed before.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut scanner = std::mem::take(&mut self.scanner);
+        scanner.feed(bytes, &mut |piece| self.piece(piece));
+        self.scanner = scanner;
+    }
+
+    /// Bytes were lost between what was fed and what comes next (a paused stream): every
+    /// command running is unframed.
+    pub fn lost(&mut self) {
+        let mut scanner = std::mem::take(&mut self.scanner);
+        scanner.flush(&mut |piece| self.piece(piece));
+        self.scanner = scanner;
+        for command in &mut self.open {
+            command.unframed = true;
+            command.render = None;
+        }
+    }
+
+    fn piece(&mut self, piece: Piece<'_>) {
+        match piece {
+            Piece::Bytes(bytes) => {
+                for command in &mut self.open {
+                    if let Some(render) = &mut command.render {
+                        render.feed(bytes);
+                    }
+                }
+            }
+            Piece::Erased { history } => {
+                for command in &mut self.open {
+                    if let Some(render) = &mut command.render {
+                        render.erased(history);
+                    }
+                }
+            }
+            Piece::Mark(mark) => self.mark(mark),
+        }
+    }
+
+    fn mark(&mut self, mark: Mark) {
+        match mark {
+            Mark::Output(id) => {
+                // A command of this shell still open lost its end mark (stdout not the
+                // terminal).
+                self.close_before(id, true);
+                self.open.push(Command {
+                    id,
+                    render: Some(Render::new(self.width, self.height, HISTORY_LIMIT)),
+                    end: None,
+                    unframed: false,
+                    alternate_left_on: false,
+                });
+            }
+            Mark::End(id, status) => {
+                self.close_before(id, false);
+                if let Some(i) = self.open.iter().rposition(|c| c.id == id) {
+                    let mut command = self.open.remove(i);
+                    command.end = Some(status);
+                    if let Some(render) = command.render.as_mut().filter(|r| r.alternate()) {
+                        render.leave_alternate();
+                        command.alternate_left_on = true;
+                    }
+                    self.keep(command);
+                } else if status.is_some() {
+                    // A command ran without its output mark (stderr not the terminal).
+                    self.keep(Command {
+                        id,
+                        render: None,
+                        end: Some(status),
+                        unframed: true,
+                        alternate_left_on: false,
+                    });
+                }
+            }
+            Mark::Prompt(id) => {
+                self.close_before(id, true);
+                self.prompt = Some(id);
+            }
+        }
+    }
+
+    /// Ends, unframed, the open commands of `id`'s shell typed before prompt `id.prompt` (or
+    /// at it too, when `at_too`): their end mark never came.
+    fn close_before(&mut self, id: MarkId, at_too: bool) {
+        let mut i = 0;
+        while i < self.open.len() {
+            let c = &self.open[i];
+            if c.id.shell == id.shell
+                && (c.id.prompt < id.prompt || (at_too && c.id.prompt == id.prompt))
+            {
+                let mut command = self.open.remove(i);
+                command.unframed = true;
+                command.render = None;
+                self.keep(command);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn keep(&mut self, command: Command) {
+        self.ended.retain(|c| c.id != command.id);
+        self.ended.push_back(command);
+        while self.ended.len() > KEPT {
+            self.ended.pop_front();
+        }
+    }
+
+    /// The command typed at prompt `id`, when its output or end mark came: the rows it printed
+    /// not told before, which are told now. An ended command once told in full is forgotten.
+    pub fn tell(&mut self, id: MarkId) -> Option<Told> {
+        if let Some(command) = self.open.iter_mut().rev().find(|c| c.id == id) {
+            return Some(told(command));
+        }
+        let i = self.ended.iter().position(|c| c.id == id)?;
+        let told = told(&mut self.ended[i]);
+        self.ended.remove(i);
+        Some(told)
+    }
+
+    /// The last command of shell `shell` whose output or end mark came, newest first: the
+    /// open one, else the last ended.
+    pub fn last_command(&self, shell: u32) -> Option<MarkId> {
+        self.open
+            .iter()
+            .rev()
+            .chain(self.ended.iter().rev())
+            .find(|c| c.id.shell == shell)
+            .map(|c| c.id)
+    }
+}
+
+/// What `command` printed not told before, told now.
+fn told(command: &mut Command) -> Told {
+    let ended = command.end;
+    match (&mut command.render, command.unframed) {
+        (Some(render), false) => {
+            let alternate_left_on = std::mem::take(&mut command.alternate_left_on);
+            Told::Framed {
+                full_screen: ended.is_none() && render.alternate(),
+                lines: render.lines(true, ended.is_some()),
+                ended,
+                alternate_left_on,
+            }
+        }
+        _ => Told::Unframed { ended },
+    }
+}
+
+/// `bytes` (what a command printed, as the terminal got them) rendered as the transcript
+/// renders a command's output: from an empty screen of `width` x `height`, the alternate
+/// screen left at the end. The expected rows of the differential test.
+pub fn render(width: u16, height: u16, bytes: &[u8]) -> Lines {
+    let mut render = Render::new(width, height, HISTORY_LIMIT);
+    let mut scanner = MarkScanner::default();
+    let mut piece = |piece: Piece<'_>| match piece {
+        Piece::Bytes(bytes) => render.feed(bytes),
+        Piece::Erased { history } => render.erased(history),
+        Piece::Mark(_) => {}
+    };
+    scanner.feed(bytes, &mut piece);
+    scanner.flush(&mut piece);
+    if render.alternate() {
+        render.leave_alternate();
+    }
+    render.lines(true, true)
+}

@@ -1,0 +1,230 @@
+//! One command's output rendered as a terminal shows it (the `vt100` crate's emulator), with
+//! the rows that scrolled off its screen kept as text: what the command printed, after its
+//! own `\r`, erases and redraws, in rows of the pane's width.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU16;
+
+/// A row of text, trailing blanks left out, and whether it continues on the next row (a line
+/// longer than the width, wrapped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Row {
+    /// Its text, trailing blanks left out.
+    pub(super) text: String,
+    /// Whether the line goes on in the next row.
+    pub(super) wrapped: bool,
+}
+
+/// The rows of the normal screen pushed off its top, handed over by the emulator.
+#[derive(Default)]
+struct Scrolled {
+    rows: Vec<Row>,
+}
+
+/// A writer that keeps only whether the first character is a new line, then stops: how
+/// `RowContents` tells whether the row before was wrapped.
+struct FirstChar(Option<char>);
+
+impl std::fmt::Write for FirstChar {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if let Some(c) = s.chars().next() {
+            self.0 = Some(c);
+            return Err(std::fmt::Error);
+        }
+        Ok(())
+    }
+}
+
+impl vt100::Callbacks for Scrolled {
+    fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate_screen: bool) {
+        // The alternate screen's rows are a full-screen program's, never a command's rows.
+        if alternate_screen {
+            return;
+        }
+        let mut formatted = String::new();
+        let mut state = vt100::capture::BasicFormattedCaptureState::new();
+        let _ = contents.write_formatted_basic(&mut formatted, &mut state);
+        // The state now holds whether a new line follows this row: not when it is wrapped.
+        let mut first = FirstChar(None);
+        let _ = contents.write_formatted_basic(&mut first, &mut state);
+        let wrapped = first.0 != Some('\n');
+        let mut text: String = vt100::capture::basic_formatted_to_plain(&formatted).collect();
+        text.truncate(text.trim_end().len());
+        self.rows.push(Row { text, wrapped });
+    }
+}
+
+/// One command's rendering, with what of it was told.
+pub struct Render {
+    parser: vt100::Parser<Scrolled>,
+    /// Rows pushed off the screen's top, oldest first.
+    history: VecDeque<Row>,
+    /// How many rows to keep in `history` at most (as tmux's `history-limit`).
+    limit: usize,
+    /// Rows removed from `history`'s front (past the limit, or erased by `ESC[3J`): the
+    /// absolute number of its first row. Rows are numbered from the command's first.
+    dropped: u64,
+    /// Rows numbered below this are not told again (told, or erased by the command).
+    told: u64,
+    /// Rows dropped past the limit before they were told.
+    gone: u64,
+}
+
+/// The rows of a command not yet told, joined into lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Lines {
+    /// The lines, each its rows end to end, trailing blanks left out.
+    pub lines: Vec<String>,
+    /// How many of them are whole (the rest is the line the cursor is on, still being
+    /// printed).
+    pub whole: usize,
+    /// The rows these lines take at the pane's width.
+    pub rows: u64,
+    /// Rows not told that were dropped past the history's limit before this.
+    pub gone: u64,
+}
+
+impl Render {
+    /// An empty screen of `width` columns and `height` rows, keeping `limit` rows of history.
+    pub fn new(width: u16, height: u16, limit: usize) -> Render {
+        Render {
+            parser: vt100::Parser::new_with_callbacks(
+                nonzero(height),
+                nonzero(width),
+                0,
+                Scrolled::default(),
+            ),
+            history: VecDeque::new(),
+            limit,
+            dropped: 0,
+            told: 0,
+            gone: 0,
+        }
+    }
+
+    /// Renders `bytes`, the command's output after what was fed before.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+        let scrolled = std::mem::take(&mut self.parser.callbacks_mut().rows);
+        self.history.extend(scrolled);
+        while self.history.len() > self.limit {
+            self.history.pop_front();
+            if self.dropped >= self.told {
+                self.gone += 1;
+            }
+            self.dropped += 1;
+        }
+        self.told = self.told.max(self.dropped);
+    }
+
+    /// The bytes fed last ended with `ESC[2J` (`history` false) or `ESC[3J`: rows the
+    /// command erased are not its rows; rows printed after on the erased screen are new.
+    pub fn erased(&mut self, history: bool) {
+        if self.parser.screen().alternate_screen() {
+            return;
+        }
+        if history {
+            self.dropped += self.history.len() as u64;
+            self.history.clear();
+            self.told = self.told.max(self.dropped);
+        } else {
+            self.told = self.told.min(self.screen_start());
+        }
+    }
+
+    /// Whether a full-screen program holds the screen (the alternate screen is on).
+    pub fn alternate(&self) -> bool {
+        self.parser.screen().alternate_screen()
+    }
+
+    /// Leaves the alternate screen (a program that ended without leaving it): what shows then
+    /// is the normal screen, the command's rows.
+    pub fn leave_alternate(&mut self) {
+        self.feed(b"\x1b[?1049l");
+    }
+
+    /// The number of the screen's first row.
+    fn screen_start(&self) -> u64 {
+        self.dropped + self.history.len() as u64
+    }
+
+    /// The screen's rows, up to the last one the command printed on.
+    fn screen_rows(&self) -> (Vec<Row>, usize) {
+        let screen = self.parser.screen();
+        let (_, width) = screen.size();
+        let mut rows: Vec<Row> = screen
+            .rows(0, width.get())
+            .enumerate()
+            .map(|(i, mut text)| {
+                text.truncate(text.trim_end().len());
+                Row {
+                    text,
+                    wrapped: screen.row_wrapped(i as u16),
+                }
+            })
+            .collect();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let printed = rows
+            .iter()
+            .rposition(|r| !r.text.is_empty())
+            .map_or(0, |i| i + 1);
+        // The rows above the cursor's were printed (empty lines included); the cursor's row
+        // too when the cursor left its start.
+        let end = printed.max(usize::from(cursor_row) + usize::from(cursor_col > 0));
+        rows.truncate(end);
+        (rows, usize::from(cursor_row))
+    }
+
+    /// The rows not yet told, as lines; `tell` marks them told: all of them when the command
+    /// ended, else all but the line the cursor is on (told again next time, as it grows).
+    pub fn lines(&mut self, tell: bool, ended: bool) -> Lines {
+        let start = self.screen_start();
+        let (screen, cursor_row) = self.screen_rows();
+        let first = self.told.max(self.dropped);
+        let skip = (first - self.dropped) as usize;
+        let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
+        // The cursor's line starts at the first row of the wrapped rows above the cursor.
+        let mut cursor_line = start + cursor_row as u64;
+        while cursor_line > start
+            && all
+                .get((cursor_line - 1 - self.dropped) as usize)
+                .is_some_and(|r| r.wrapped)
+        {
+            cursor_line -= 1;
+        }
+        let end = self.dropped + all.len() as u64;
+        let whole_end = if ended { end } else { cursor_line.min(end) };
+        let mut out = Lines {
+            gone: self.gone,
+            ..Lines::default()
+        };
+        let mut line = String::new();
+        let mut open = false;
+        for (i, row) in all.iter().enumerate().skip(skip) {
+            let number = self.dropped + i as u64;
+            if !open && number == whole_end {
+                out.whole = out.lines.len();
+            }
+            line.push_str(&row.text);
+            open = true;
+            out.rows += 1;
+            if !row.wrapped || i + 1 == all.len() {
+                line.truncate(line.trim_end().len());
+                out.lines.push(std::mem::take(&mut line));
+                open = false;
+            }
+        }
+        if whole_end >= end {
+            out.whole = out.lines.len();
+        }
+        if tell {
+            self.told = self.told.max(whole_end);
+            self.gone = 0;
+        }
+        out
+    }
+}
+
+fn nonzero(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
+}
