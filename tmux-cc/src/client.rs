@@ -5,7 +5,7 @@
 //! client"), read in tmux 3.3a's control.c and cmd-queue.c and measured on tmux 3.3a.
 
 mod blocking;
-mod end;
+
 mod options;
 mod private_dir;
 mod shared;
@@ -24,14 +24,13 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
 pub(crate) use blocking::{FOREVER, WeakClient, wait};
-pub use end::ConnectionEnd;
-pub use options::{Attach, ClientFlags, ClientOptions, ServerSocket};
+pub use crate::end::ConnectionEnd;
+pub use options::{Attach, ClientFlags, ClientOptions, ServerSocket, validate_socket_name};
 pub use subscription::{Delivery, Subscription};
 
 use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::parse::Reply;
-use crate::server::validate_socket_name;
 use crate::spawn::{DeathSignal, spawn};
 use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::{DIFFERENCES, Features, TmuxVersion};

@@ -27,19 +27,20 @@
 //!   and the reader's end of file ends the output.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::client::{Client, ConnectionEnd, FOREVER, WeakClient};
 use crate::command::Command;
+use crate::fifo::{make_fifo, sh_quote, write_fifo};
 use crate::error::{Error, Result};
 use crate::parse::{PaneId, WindowId};
 
@@ -552,48 +553,6 @@ fn parse_signal(text: &str) -> Option<i32> {
         .map(|s| s as i32)
 }
 
-/// `text` as one word of `sh`, single-quoted.
-pub(crate) fn sh_quote(text: &[u8]) -> Vec<u8> {
-    let mut out = vec![b'\''];
-    for &b in text {
-        if b == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(b);
-        }
-    }
-    out.push(b'\'');
-    out
-}
-
-pub(crate) fn make_fifo(path: &Path) -> Result<()> {
-    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).map_err(|e| {
-        Error::io(
-            format!("creating the FIFO {}", path.display()),
-            std::io::Error::from_raw_os_error(e as i32),
-        )
-    })
-}
-
-/// Opens the FIFO `path` for writing once its reader has it open (a non-blocking open fails
-/// with ENXIO until then), within 10 s, and writes `bytes`.
-pub(crate) async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-        {
-            Ok(mut file) => return file.write_all(bytes),
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) && Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// The pane's process: `sh -c GATE CMD GATE_FIFO MARKER`. It waits for the pipe to be set
 /// up (a line on the FIFO), runs the command as its child, writes the end marker to the
 /// terminal, waits for a second line (sent once the marker came through the pipe, so the
@@ -894,10 +853,5 @@ mod tests {
         assert_eq!(parse_signal("TERM"), Some(15));
         assert_eq!(parse_signal("kill"), Some(9));
         assert_eq!(parse_signal("nonsense"), None);
-    }
-
-    #[test]
-    fn sh_quote_keeps_quotes() {
-        assert_eq!(sh_quote(b"/a b/it's"), b"'/a b/it'\\''s'".to_vec());
     }
 }

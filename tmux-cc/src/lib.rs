@@ -79,8 +79,10 @@ pub mod test_support;
 mod client;
 mod command;
 mod dirs;
+mod end;
 mod error;
 mod exit;
+mod fifo;
 mod jobs;
 mod ops;
 mod server;
@@ -93,6 +95,7 @@ mod watch;
 
 pub use client::{
     Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket, Subscription,
+    validate_socket_name,
 };
 pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
@@ -105,7 +108,7 @@ pub use ops::{
     leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
-pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use server::{Server, ServerOptions, tmux_version};
 pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions, Transport};
 pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

@@ -16,7 +16,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, timeout};
 
-use crate::client::{Client, ClientOptions};
+use crate::client::{Client, ClientOptions, validate_socket_name};
 use crate::error::{Error, Result};
 use crate::exit::{ExitKind, ServerExit, StopReport, StopStep};
 use crate::spawn::{DeathSignal, spawn};
@@ -423,35 +423,6 @@ async fn supervise(
         file.remove_if_unchanged();
     }
     let _ = exit_tx.send(Some(exit));
-}
-
-/// Checks a socket name for `tmux -L`.
-///
-/// # Errors
-/// [`Error::BadSocketName`] saying what is wrong.
-pub fn validate_socket_name(name: &str) -> Result<()> {
-    let bad = |reason| {
-        Err(Error::BadSocketName {
-            name: name.to_string(),
-            reason,
-        })
-    };
-    if name.is_empty() {
-        return bad("it is empty");
-    }
-    if name.len() > 64 {
-        return bad("it is longer than 64 bytes");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
-    {
-        return bad("use only ASCII letters, digits, '-', '_' and '.'");
-    }
-    if name.starts_with('.') {
-        return bad("it may not start with '.'");
-    }
-    Ok(())
 }
 
 fn spawn_error(tmux: &Path, what: &str, e: std::io::Error) -> Error {

@@ -9,7 +9,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
 
-use super::ConnectionEnd;
+use crate::end::ConnectionEnd;
 use super::shared::{Job, Shared};
 use crate::parse::{Event, Notification, PaneId, ParseError, Parser, WindowId};
 use crate::stream::Raw;

@@ -182,14 +182,14 @@ fn fifo_path(client: &Client, id: u64, generation: u64) -> PathBuf {
 /// `pipe-pane -O -t PANE 'exec cat > FIFO'`.
 fn pipe_command(pane: &str, fifo: &Path) -> Command {
     let mut line = b"exec cat > ".to_vec();
-    line.extend_from_slice(&crate::jobs::sh_quote(fifo.as_os_str().as_bytes()));
+    line.extend_from_slice(&crate::fifo::sh_quote(fifo.as_os_str().as_bytes()));
     Command::new("pipe-pane").args(["-O", "-t", pane]).arg(line)
 }
 
 /// Lets a blocked open of `path`'s read side go (by opening its write side once), for a
 /// pipe that will never come; then removes the name.
 async fn unblock(path: &Path) {
-    let _ = crate::jobs::write_fifo(path, b"").await;
+    let _ = crate::fifo::write_fifo(path, b"").await;
     let _ = std::fs::remove_file(path);
 }
 
@@ -544,7 +544,7 @@ async fn detached_open(
     open_timeout: Duration,
 ) -> Result<oneshot::Receiver<Result<Opened>>> {
     let path = fifo_path(client, id, generation);
-    crate::jobs::make_fifo(&path)?;
+    crate::fifo::make_fifo(&path)?;
     let (tx, rx) = oneshot::channel();
     let client = client.clone();
     let target = target.to_string();
