@@ -94,8 +94,8 @@ mod version;
 mod watch;
 
 pub use client::{
-    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket, Subscription,
-    validate_socket_name,
+    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket,
+    Subscription, validate_socket_name,
 };
 pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};

@@ -16,7 +16,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, timeout};
 
-use crate::client::{Client, ClientOptions, validate_socket_name};
+use crate::client::{Client, ClientOptions, WeakClient, validate_socket_name};
 use crate::error::{Error, Result};
 use crate::exit::{ExitKind, ServerExit, StopReport, StopStep};
 use crate::spawn::{DeathSignal, spawn};
@@ -87,6 +87,8 @@ struct ServerInner {
     stderr: Arc<Mutex<String>>,
     socket_file: Arc<Mutex<Option<SocketFile>>>,
     socket_path: std::sync::OnceLock<PathBuf>,
+    /// The clients [`Server::connect`] made, which [`Server::stop`] closes first.
+    clients: Mutex<Vec<WeakClient>>,
 }
 
 /// How many bytes of the server's standard error are kept for error messages.
@@ -178,6 +180,7 @@ impl Server {
                 stderr,
                 socket_file,
                 socket_path: std::sync::OnceLock::new(),
+                clients: Mutex::new(Vec::new()),
             }),
         };
         server.wait_ready().await?;
@@ -306,9 +309,14 @@ impl Server {
         timeout(limit, self.wait()).await.ok()
     }
 
-    /// Stops the server: `tmux kill-server`, then SIGTERM if it has not exited after
-    /// `kill_server_grace` (5 s), then SIGKILL after `terminate_grace` (2 s) more. Tells which
-    /// step was needed, or that the server had already exited.
+    /// Stops the server: first closes the clients [`Server::connect`] made, each with what was
+    /// opened for it ([`Client::close`]: its streams' connections, its blocking and jobs'
+    /// connections), within `kill_server_grace`; then `tmux kill-server`, then SIGTERM if it
+    /// has not exited after `kill_server_grace` (5 s), then SIGKILL after `terminate_grace`
+    /// (2 s) more. Tells which step was needed, or that the server had already exited.
+    ///
+    /// Closing first matters: a control client that tmux loses while `kill-server` tears the
+    /// sessions down can crash tmux (docs/design/engine-streams.md, "A crash at kill-server").
     ///
     /// # Errors
     /// [`Error::Io`] if the server still runs 5 s after SIGKILL (a process stuck in the kernel).
@@ -322,6 +330,17 @@ impl Server {
         self.inner.requested.store(true, Ordering::SeqCst);
         let options = &self.inner.options;
         let started = Instant::now();
+        let clients: Vec<Client> =
+            std::mem::take(&mut *self.inner.clients.lock().unwrap_or_else(|e| e.into_inner()))
+                .iter()
+                .filter_map(WeakClient::upgrade)
+                .collect();
+        let _ = timeout(options.kill_server_grace, async {
+            for client in &clients {
+                client.close().await;
+            }
+        })
+        .await;
         // kill-server itself can block (tmux issue 5444): bounded by the grace.
         let _ = tmux_output(
             &options.tmux,
@@ -359,12 +378,17 @@ impl Server {
         }
     }
 
-    /// Attaches a control client to this server: see [`Client::connect`].
+    /// Attaches a control client to this server: see [`Client::connect`]. [`Server::stop`]
+    /// closes it first.
     ///
     /// # Errors
     /// See [`Client::connect`].
     pub async fn connect(&self, options: ClientOptions) -> Result<Client> {
-        Client::connect(self.tmux(), self.socket_name(), options).await
+        let client = Client::connect(self.tmux(), self.socket_name(), options).await?;
+        let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.retain(|weak| weak.upgrade().is_some());
+        clients.push(client.downgrade());
+        Ok(client)
     }
 }
 
