@@ -42,8 +42,10 @@ use crate::client::{Client, ConnectionEnd};
 use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::fifo::{make_fifo, sh_quote, write_fifo};
+use crate::marker::end_marker;
 use crate::parse::{PaneId, WindowId};
-use gate::{GATE, end_marker, read_output};
+use crate::stream::{PaneStream, StreamOptions};
+use gate::{GATE, read_output};
 pub use hub::NUDGES;
 use hub::{Death, Failure, Hub, HubShared};
 
@@ -275,6 +277,49 @@ impl Client {
     /// 3.7, see [`JobSpec::history_limit`]; nothing is left running), the connection's errors;
     /// those of [`Client::connect`] for the first job.
     pub async fn start_job(&self, spec: &JobSpec) -> Result<Job> {
+        self.start(spec, None).await.map(|(job, _)| job)
+    }
+
+    /// [`Client::start_job`], with the job's pane streamed from its first byte: the stream
+    /// ([`Client::stream`] with `options`) is open before the command runs, and ends with
+    /// [`StreamEnd::Finished`](crate::StreamEnd::Finished) once the command is done and every
+    /// byte it wrote was delivered (tmux-cc's end marker taken out). A consumer slower than the
+    /// job may see a [`StreamItem::Paused`](crate::StreamItem::Paused) (see [`PaneStream`]);
+    /// [`Job::wait`] still gives every byte.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: &tmux_cc::Client) -> tmux_cc::Result<()> {
+    /// use tmux_cc::{JobSpec, StreamItem, StreamOptions};
+    ///
+    /// let spec = JobSpec::window("=work:", "echo first; echo second; exit 5");
+    /// let (mut job, mut stream) = client.start_job_streamed(&spec, StreamOptions::default()).await?;
+    /// while let Some(item) = stream.next().await {
+    ///     match item {
+    ///         StreamItem::Data(bytes) => print!("{}", String::from_utf8_lossy(&bytes)),
+    ///         StreamItem::End(why) => eprintln!("stream ended: {why:?}"),
+    ///         _ => {} // Paused, Continued, Resynced: see PaneStream
+    ///     }
+    /// }
+    /// let exit = job.wait().await?; // status Some(5), every byte in exit.output
+    /// # let _ = exit; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Client::start_job`] and [`Client::stream`] (the job is then removed).
+    pub async fn start_job_streamed(
+        &self,
+        spec: &JobSpec,
+        options: StreamOptions,
+    ) -> Result<(Job, PaneStream)> {
+        let (job, stream) = self.start(spec, Some(options)).await?;
+        Ok((job, stream.expect("a stream was asked for")))
+    }
+
+    async fn start(
+        &self,
+        spec: &JobSpec,
+        watch: Option<StreamOptions>,
+    ) -> Result<(Job, Option<PaneStream>)> {
         let hub = self
             .extension(|| async {
                 let events = self.open_extra("events").await?;
@@ -296,9 +341,9 @@ impl Client {
             let (out, marker) = (out.clone(), marker.clone());
             tokio::task::spawn_blocking(move || read_output(&out, &marker, seen_tx))
         };
-        let result = self.set_up(spec, hub, &gate, &out, &marker).await;
+        let result = self.set_up(spec, hub, &gate, &out, &marker, watch).await;
         match result {
-            Ok((window, pane, pid, own_window, death)) => {
+            Ok((window, pane, pid, own_window, death, stream)) => {
                 // The command has ended once its end marker came through the pipe: every
                 // byte before it has too. Then the gate may exit (with the command's status).
                 let gate = gate.clone();
@@ -311,7 +356,7 @@ impl Client {
                     }
                     let _ = std::fs::remove_file(&gate);
                 });
-                Ok(Job {
+                let job = Job {
                     client: self.clone(),
                     hub: hub.shared.clone(),
                     window,
@@ -322,7 +367,8 @@ impl Client {
                     output: reader,
                     removed: false,
                     done: None,
-                })
+                };
+                Ok((job, stream))
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&gate);
@@ -345,12 +391,14 @@ impl Client {
         gate: &Path,
         out: &Path,
         marker: &[u8],
+        watch: Option<StreamOptions>,
     ) -> Result<(
         WindowId,
         PaneId,
         u32,
         bool,
         oneshot::Receiver<std::result::Result<Death, Failure>>,
+        Option<PaneStream>,
     )> {
         let (verb, target, own_window) = match &spec.place {
             JobPlace::NewWindow(target) => ("new-window", target, true),
@@ -438,13 +486,27 @@ impl Client {
             remove().await;
             return Err(e);
         }
+        // The stream opens while the gate still holds the command: it sees the first byte.
+        let stream = match watch {
+            None => None,
+            Some(options) => match self.stream(pane, options).await {
+                Ok(mut stream) => {
+                    stream.end_at(marker.to_vec());
+                    Some(stream)
+                }
+                Err(e) => {
+                    remove().await;
+                    return Err(e);
+                }
+            },
+        };
         let death = hub.register(pane);
         if let Err(e) = write_fifo(gate, b"\n").await {
             hub.shared.forget(pane);
             remove().await;
             return Err(Error::io("opening a job's gate", e));
         }
-        Ok((window, pane, pid, own_window, death))
+        Ok((window, pane, pid, own_window, death, stream))
     }
 
     /// `create` with the session's `history-limit` at `limit`, put back right after: one

@@ -84,6 +84,7 @@ mod error;
 mod exit;
 mod fifo;
 mod jobs;
+mod marker;
 mod ops;
 mod server;
 mod spawn;

@@ -32,6 +32,7 @@ use bytes::Bytes;
 use crate::client::{Client, ConnectionEnd};
 use crate::command::Command;
 use crate::error::{Error, Result};
+use crate::marker::MarkerFilter;
 use crate::ops::Capture;
 use crate::parse::{PaneId, WindowId};
 
@@ -124,7 +125,9 @@ pub enum StreamEnd {
     ConnectionEnded(ConnectionEnd),
     /// A resync failed: tmux's message or the error.
     ResyncFailed(String),
-    /// [`PaneStream::finish`] was called and everything tmux had read from the pane by then
+    /// The stream of a job ([`Client::start_job_streamed`]) reached the job's end: every byte
+    /// the command wrote was delivered. Or [`PaneStream::finish`] was called and everything
+    /// tmux had read from the pane by then
     /// was delivered ([`Transport::ControlMode`]).
     Finished,
     /// [`PaneStream::finish`] closed the pane's pipe ([`Transport::Pipe`]): what tmux had read
@@ -176,6 +179,10 @@ pub struct PaneStream {
     window: WindowId,
     transport: Transport,
     source: Source,
+    /// Takes tmux-cc's end markers out of the data (and ends a job's stream at its own).
+    filter: MarkerFilter,
+    /// Items to hand out before reading more.
+    pending: VecDeque<StreamItem>,
 }
 
 /// Where a stream's items come from: one per [`Transport`], and nothing once it ended.
@@ -251,6 +258,8 @@ impl Client {
             window,
             transport: options.transport,
             source,
+            filter: MarkerFilter::default(),
+            pending: VecDeque::new(),
         })
     }
 }
@@ -312,15 +321,58 @@ impl PaneStream {
     /// a [`StreamItem::Paused`], the next call resumes the pane (the consumer has caught up)
     /// and yields [`StreamItem::Continued`] then [`StreamItem::Resynced`].
     pub async fn next(&mut self) -> Option<StreamItem> {
-        let item = match &mut self.source {
-            Source::ControlMode(control) => control.next().await,
-            Source::Pipe(pipe, ready) => Some(pipe.next(ready).await),
-            Source::Ended => None,
-        };
-        if matches!(item, None | Some(StreamItem::End(_))) {
-            self.source = Source::Ended;
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some(item);
+            }
+            let item = match &mut self.source {
+                Source::ControlMode(control) => control.next().await,
+                Source::Pipe(pipe, ready) => Some(pipe.next(ready).await),
+                Source::Ended => None,
+            };
+            match item {
+                Some(StreamItem::Data(data)) => {
+                    let data = self.filter.feed_bytes(data);
+                    if self.filter.ended() {
+                        // A job's stream, at the job's end: every byte the command wrote came.
+                        self.source = Source::Ended;
+                        if !data.is_empty() {
+                            self.pending.push_back(StreamItem::Data(data));
+                        }
+                        self.pending.push_back(StreamItem::End(StreamEnd::Finished));
+                        continue;
+                    }
+                    if !data.is_empty() {
+                        return Some(StreamItem::Data(data));
+                    }
+                }
+                other => {
+                    // The run of bytes was cut: what looked like a marker's start is data.
+                    let held = self.filter.flush();
+                    if !held.is_empty() {
+                        self.pending.push_back(StreamItem::Data(Bytes::from(held)));
+                    }
+                    match other {
+                        Some(item) => {
+                            if matches!(item, StreamItem::End(_)) {
+                                self.source = Source::Ended;
+                            }
+                            self.pending.push_back(item);
+                        }
+                        None => {
+                            self.source = Source::Ended;
+                            return self.pending.pop_front();
+                        }
+                    }
+                }
+            }
         }
-        item
+    }
+
+    /// Makes the stream end, with [`StreamEnd::Finished`], at the job's end marker `marker`
+    /// (everything before it delivered, nothing after it).
+    pub(crate) fn end_at(&mut self, marker: Vec<u8>) {
+        self.filter = MarkerFilter::ending_at(marker);
     }
 }
 

@@ -25,16 +25,6 @@ printf %s "$2"
 read _ < "$1"
 exit "$s""#;
 
-/// An OSC sequence no command prints by chance (terminals ignore an unknown one): the job's
-/// number, this process's pid and the time.
-pub(super) fn end_marker(id: u64) -> Vec<u8> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("\x1b]tmux-cc-end;{}-{id}-{nanos}\x07", std::process::id()).into_bytes()
-}
-
 /// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), tells once when
 /// the end marker was read, and returns the bytes without it.
 pub(super) fn read_output(

@@ -6,6 +6,7 @@ mod attach;
 mod buffers;
 mod client;
 mod common;
+mod job_streams;
 mod jobs;
 mod ops;
 mod server;
