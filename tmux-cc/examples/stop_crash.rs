@@ -4,13 +4,14 @@
 //! server, and count the stops whose `ServerExit` was a signal.
 //!
 //! ```sh
-//! cargo run --release -p tmux-cc --example stop_crash -- [--kill-first] [--tmux PATH] [RUNS]
+//! cargo run --release -p tmux-cc --example stop_crash -- [--kill-first] [--no-job] [--tmux PATH] [RUNS]
 //! ```
 //!
 //! By default the server is stopped with [`Server::stop`], which closes what was opened
 //! (the stream's connection, the jobs' connection, the client) before `kill-server`.
 //! `--kill-first` runs `tmux kill-server` with everything still attached (what `Server::stop`
-//! did before it closed first), then waits for the server's exit. Prints one line: the runs,
+//! did before it closed first), then waits for the server's exit. `--no-job` starts no job
+//! (no jobs' connection). Prints one line: the runs,
 //! the exits by signal, and the other exits. A one-off measure (docs/design/engine-streams.md,
 //! "A crash at kill-server"), not a test: it takes minutes.
 
@@ -27,17 +28,24 @@ use tmux_cc::{
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let mut kill_first = false;
+    let mut no_job = false;
+    let mut close_stream = false;
     let mut tmux = PathBuf::from("tmux");
     let mut runs = 1000u32;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--kill-first" => kill_first = true,
+            "--no-job" => no_job = true,
+            "--close-stream" => {
+                close_stream = true;
+                kill_first = true;
+            }
             "--tmux" => tmux = args.next().unwrap_or_default().into(),
             n => match n.parse() {
                 Ok(n) => runs = n,
                 Err(_) => {
-                    eprintln!("usage: stop_crash [--kill-first] [--tmux PATH] [RUNS]");
+                    eprintln!("usage: stop_crash [--kill-first] [--no-job] [--tmux PATH] [RUNS]");
                     return ExitCode::from(2);
                 }
             },
@@ -46,7 +54,7 @@ async fn main() -> ExitCode {
     let mut exits: BTreeMap<String, u32> = BTreeMap::new();
     let mut signalled = 0;
     for run in 0..runs {
-        match once(&tmux, run, kill_first).await {
+        match once(&tmux, run, kill_first, no_job, close_stream).await {
             Ok(exit) => {
                 if matches!(exit.status, ExitKind::Signal(_)) {
                     signalled += 1;
@@ -74,6 +82,8 @@ async fn once(
     tmux: &std::path::Path,
     run: u32,
     kill_first: bool,
+    no_job: bool,
+    close_stream: bool,
 ) -> Result<ServerExit, Box<dyn Error>> {
     let socket = format!("tmux-cc-stop-crash-{}-{run}", std::process::id());
     let mut options = ServerOptions::new(&socket);
@@ -91,15 +101,22 @@ async fn once(
         let mut stream = client
             .stream(created.pane, StreamOptions::default())
             .await?;
-        let mut job = client
-            .start_job(&JobSpec::window("=work:", "echo job"))
-            .await?;
-        job.wait().await?;
+        if !no_job {
+            let mut job = client
+                .start_job(&JobSpec::window("=work:", "echo job"))
+                .await?;
+            job.wait().await?;
+        }
         // Some output on its way when the server goes.
         let _ = tokio::time::timeout(Duration::from_millis(30), stream.next()).await;
         Ok::<_, Box<dyn Error>>((client, stream))
     }
     .await;
+    if close_stream && let Ok((_, stream)) = &result {
+        if let Some(connection) = stream.connection() {
+            connection.close().await;
+        }
+    }
     let exit = if kill_first {
         let status = std::process::Command::new(tmux)
             .args(["-L", &socket, "kill-server"])

@@ -480,14 +480,19 @@ impl Client {
 
     /// Detaches the client (an empty line, as tmux's control mode defines) and waits for the
     /// connection's end, at most 2 s (the process is killed when the last handle drops). The
-    /// connections opened for it go first, the same way: its [blocking](Client::blocking)
-    /// connection, its jobs' event connection, and the connections of its
-    /// [streams](Client::stream) (which then end with [`StreamEnd::ConnectionEnded`](crate::StreamEnd::ConnectionEnded)).
+    /// connections of its [streams](Client::stream) go first, the same way (those streams then
+    /// end with [`StreamEnd::ConnectionEnded`](crate::StreamEnd::ConnectionEnded)); its
+    /// blocking and jobs' connections go with its last handle.
     pub async fn close(&self) -> ConnectionEnd {
+        self.close_opened().await;
+        self.detach().await
+    }
+
+    /// Detaches the connections opened for this client (see [`Client::close`]), not itself.
+    pub(crate) async fn close_opened(&self) {
         for connection in self.adopted().iter().rev() {
             connection.detach().await;
         }
-        self.detach().await
     }
 
     /// Detaches this connection alone: see [`Client::close`].

@@ -309,14 +309,16 @@ impl Server {
         timeout(limit, self.wait()).await.ok()
     }
 
-    /// Stops the server: first closes the clients [`Server::connect`] made, each with what was
-    /// opened for it ([`Client::close`]: its streams' connections, its blocking and jobs'
-    /// connections), within `kill_server_grace`; then `tmux kill-server`, then SIGTERM if it
-    /// has not exited after `kill_server_grace` (5 s), then SIGKILL after `terminate_grace`
-    /// (2 s) more. Tells which step was needed, or that the server had already exited.
+    /// Stops the server: first closes what was opened for the clients [`Server::connect`]
+    /// made (their streams' connections, their blocking and jobs' connections; see
+    /// [`Client::close`]), within `kill_server_grace`, leaving the clients themselves to
+    /// `kill-server`; then `tmux kill-server`, then SIGTERM if it has not exited after
+    /// `kill_server_grace` (5 s), then SIGKILL after `terminate_grace` (2 s) more. Tells which
+    /// step was needed, or that the server had already exited.
     ///
-    /// Closing first matters: a control client that tmux loses while `kill-server` tears the
-    /// sessions down can crash tmux (docs/design/engine-streams.md, "A crash at kill-server").
+    /// Why this order: tmux 3.3a crashes (SIGSEGV) now and then when a client detaches from its
+    /// own session right before `kill-server`, and never in 1000 stops without it
+    /// (docs/design/engine-streams.md, "tmux crashes").
     ///
     /// # Errors
     /// [`Error::Io`] if the server still runs 5 s after SIGKILL (a process stuck in the kernel).
@@ -337,7 +339,7 @@ impl Server {
                 .collect();
         let _ = timeout(options.kill_server_grace, async {
             for client in &clients {
-                client.close().await;
+                client.close_opened().await;
             }
         })
         .await;

@@ -8,8 +8,8 @@
 //! one. [`Client::blocking`] is that second connection, opened on demand the first time and
 //! kept for the life of the client. Modules built on the connection open theirs the same way
 //! (`Client::open_extra`) and keep their state with the client (`Client::extension`): the
-//! jobs' event connection, parked in `wait-for` on their channel, is one. Every connection
-//! opened for a client is closed before it ([`Client::close`]).
+//! jobs' event connection, parked in `wait-for` on their channel, is one. A stream's
+//! connection is adopted (`Client::adopt`): closed before the client ([`Client::close`]).
 
 use std::any::Any;
 use std::future::Future;
@@ -33,8 +33,8 @@ pub(crate) struct Extra {
     /// The state of the modules built on the connection, one value per type, each made once
     /// ([`Client::extension`]).
     extensions: tokio::sync::Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
-    /// The connections opened for this client (its extra ones, its streams'), which
-    /// [`Client::close`] closes first.
+    /// The connections opened for this client that close before it (its streams'):
+    /// [`Client::close`].
     adopted: Mutex<Vec<WeakClient>>,
 }
 
@@ -210,8 +210,10 @@ impl Client {
     }
 
     /// Opens another control connection for this client, attached as it was, its service
-    /// session named `SERVICE-ROLE` (`role` one of the extra connections' roles), closed
-    /// before this client ([`Client::adopt`]).
+    /// session named `SERVICE-ROLE` (`role` one of the extra connections' roles). Not
+    /// [adopted](Client::adopt): such a connection may be parked in a `wait-for`, and tmux
+    /// 3.3a can crash when a client parked there is detached before `kill-server`
+    /// (docs/design/engine-streams.md, "tmux crashes"); it goes with this client.
     pub(crate) async fn open_extra(&self, role: &str) -> Result<Client> {
         let mut options = self.inner.extra.options.clone();
         // Named after this client's service session, so that lists hide them with it.
@@ -220,7 +222,6 @@ impl Client {
         options.flags = ClientFlags::default();
         let client = Client::connect_to(&self.inner.tmux, &self.inner.socket, options).await?;
         tracing::debug!(socket = %self.inner.label, role, pid = client.pid(), "extra control connection");
-        self.adopt(&client);
         Ok(client)
     }
 }
