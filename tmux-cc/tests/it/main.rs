@@ -9,6 +9,7 @@ mod common;
 mod job_streams;
 mod jobs;
 mod ops;
+mod pastes;
 mod server;
 mod streams;
 mod topology;
