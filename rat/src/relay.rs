@@ -41,9 +41,7 @@ use crate::message::{Kind, Message, Unrelayable, id_key};
 /// connection hanging is cut rather than waited for (`docs/design/bridge.md`, Errors).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The time a TCP connection gets to establish (Go's default dialer: 30 s; the handshake is
-/// bounded by the request's time).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub use crate::failure::CONNECT_TIMEOUT;
 
 /// What the relay needs: where ratd is, how to reach it, and the tool schemas.
 #[derive(Debug, Clone)]

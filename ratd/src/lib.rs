@@ -24,6 +24,7 @@
 
 mod bodies;
 pub mod cli;
+mod in_flight;
 pub mod mcp;
 mod peer;
 pub mod serve;
@@ -45,10 +46,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use cli::{Args, Listen};
+pub use in_flight::InFlight;
 pub use peer::Peer;
 pub use service::notify::Notifier;
 pub use service::supervisor::TooManyDeaths;
-pub use tools::InFlight;
 
 /// How long calls in flight get to finish once ratd stops (`docs/design/terminals.md`,
 /// Shutdown).

@@ -17,6 +17,7 @@ use rmcp::model::JsonObject;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
+use crate::in_flight::InFlight;
 use crate::peer::Peer;
 use crate::service::logs::cut_quoted;
 
@@ -54,25 +55,6 @@ pub(crate) fn tmux_not_answering(tool: &str, limit: Duration) -> ToolResult {
         texts::NOT_ANSWERING,
         format!("{tool}: no answer from tmux within {} s", limit.as_secs()),
     )
-}
-
-/// Counts the calls in flight, waits apart (the status line shows waits in flight:
-/// `docs/design/status-and-logs.md`).
-#[derive(Debug, Default)]
-pub struct InFlight {
-    calls: AtomicUsize,
-    waits: AtomicUsize,
-}
-
-impl InFlight {
-    /// The tool calls being run now, waits included.
-    pub fn calls(&self) -> usize {
-        self.calls.load(Ordering::SeqCst)
-    }
-    /// The waits in flight now: wait_window calls, and sends that wait.
-    pub fn waits(&self) -> usize {
-        self.waits.load(Ordering::SeqCst)
-    }
 }
 
 struct Counted<'a>(&'a AtomicUsize);

@@ -5,7 +5,9 @@
 //! ```
 //! Attaches one control client to the server on socket SOCKET (`tmux -L`; the tmux first on
 //! PATH, or `$TMUX_CC_TMUX`), starts a [`Topology`], prints its sessions, windows and panes
-//! (with geometry), then one line per [`TopologyEvent`] until the server goes or Ctrl-C.
+//! (with geometry), then one line per [`TopologyEvent`] until the server goes (exit 1, saying
+//! why the connection ended: the server exited, was killed, or detached the client) or Ctrl-C
+//! (exit 0).
 //! It attaches to one of the server's sessions as it is (`attach-session -t`, no output, no
 //! size of its own): nothing is created on the server; what any attach does still happens
 //! (the session counts one more client, its last-attached time is set, attach hooks run; see
@@ -116,6 +118,7 @@ fn print_event(event: &TopologyEvent) {
             layout,
             ..
         } => println!("~ layout {window} of {session}: {layout}"),
+        TopologyEvent::Lagged { missed } => println!("! {missed} changes missed"),
         TopologyEvent::WindowChanged(w) => println!(
             "~ window {} {}:{} {:?}, panes {}",
             w.id,
@@ -160,15 +163,25 @@ async fn main() -> ExitCode {
     loop {
         tokio::select! {
             event = topology.next_event() => match event {
+                Some(TopologyEvent::Lagged { missed }) => {
+                    println!("! {missed} changes missed (this reader was slow): the server now");
+                    print_shape(&topology.current());
+                }
                 Some(event) => print_event(&event),
-                None => break,
+                None => return ended(&socket, client.closed().await),
             },
-            end = client.closed() => {
-                println!("connection ended: {end:?}");
-                break;
+            end = client.closed() => return ended(&socket, end),
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("watch: interrupted");
+                return ExitCode::SUCCESS;
             }
-            _ = tokio::signal::ctrl_c() => break,
         }
     }
-    ExitCode::SUCCESS
+}
+
+/// Says why the connection ended (the server exited or was killed, the client was detached)
+/// and exits 1: the watch ends only when asked to.
+fn ended(socket: &str, end: tmux_cc::ConnectionEnd) -> ExitCode {
+    eprintln!("watch: the connection to {socket} ended: {end}");
+    ExitCode::from(1)
 }

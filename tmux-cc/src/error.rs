@@ -3,10 +3,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::client::ConnectionEnd;
+use crate::end::ConnectionEnd;
 use crate::exit::ServerExit;
 use crate::quote::QuoteError;
-use crate::version::TmuxVersion;
+
+/// The oldest tmux version tmux-cc supports, (major, minor): [`TmuxVersion::MIN`](crate::TmuxVersion::MIN).
+pub(crate) const OLDEST_TMUX: (u32, u32) = (3, 2);
 
 /// Everything that can go wrong in tmux-cc. Messages name what failed and, where there is one,
 /// what to do about it.
@@ -17,20 +19,20 @@ pub enum Error {
     #[error(
         "tmux was not found (looked for {}): install tmux {}.{} or later",
         path.display(),
-        TmuxVersion::MIN.0,
-        TmuxVersion::MIN.1
+        OLDEST_TMUX.0,
+        OLDEST_TMUX.1
     )]
     TmuxMissing {
         /// The program that was looked for (`tmux` unless set in `ServerOptions::tmux`).
         path: PathBuf,
     },
-    /// The tmux version is older than [`TmuxVersion::MIN`], the oldest tmux-cc supports.
+    /// The tmux version is older than [`TmuxVersion::MIN`](crate::TmuxVersion::MIN), the oldest tmux-cc supports.
     #[error(
         "tmux {version} is too old: tmux-cc needs tmux {}.{} or later (`tmux -V` said {said:?}): \
          install a newer tmux from your distribution, or build a release from \
          https://github.com/tmux/tmux/releases",
-        TmuxVersion::MIN.0,
-        TmuxVersion::MIN.1
+        OLDEST_TMUX.0,
+        OLDEST_TMUX.1
     )]
     TmuxTooOld {
         /// The version as parsed, e.g. `3.2`.

@@ -26,40 +26,28 @@
 //! - [`Job::wait`] removes the pane (its window when it made one): tmux then closes the pipe,
 //!   and the reader's end of file ends the output.
 
-use std::collections::HashMap;
-use std::io::{Read, Write};
+mod gate;
+mod hub;
+
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::client::{Client, ConnectionEnd, FOREVER, WeakClient};
+use crate::client::{Client, ConnectionEnd};
 use crate::command::Command;
 use crate::error::{Error, Result};
+use crate::fifo::{make_fifo, sh_quote, write_fifo};
+use crate::marker::end_marker;
 use crate::parse::{PaneId, WindowId};
-
-/// How many times a pane found dead without a status makes the hub send SIGCHLD to the server
-/// before its job fails.
-pub const NUDGES: u32 = 20;
-
-/// When the hub looks at the jobs without being woken: after a start or a look that found
-/// something to do, then each delay in turn, the last one repeated.
-const CHECKS: [Duration; 9] = [
-    Duration::from_millis(2),
-    Duration::from_millis(5),
-    Duration::from_millis(10),
-    Duration::from_millis(20),
-    Duration::from_millis(50),
-    Duration::from_millis(100),
-    Duration::from_millis(200),
-    Duration::from_millis(500),
-    Duration::from_secs(1),
-];
+use crate::stream::{PaneStream, StreamOptions};
+use gate::{GATE, read_output};
+pub use hub::NUDGES;
+use hub::{Death, Failure, Hub, HubShared};
 
 /// Where a job runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,395 +260,6 @@ impl Drop for Job {
     }
 }
 
-/// The status part of a job's end.
-#[derive(Debug, Clone, Copy)]
-struct Death {
-    status: Option<i32>,
-    signal: Option<i32>,
-}
-
-impl Death {
-    /// What tmux said of the gate: a status `128 + N` (N a signal number) is the command's
-    /// death by signal N, as `sh` reports it.
-    fn of(status: Option<i32>, signal: Option<i32>) -> Death {
-        match (status, signal) {
-            (Some(s), None) if (129..=128 + 64).contains(&s) => Death {
-                status: None,
-                signal: Some(s - 128),
-            },
-            _ => Death { status, signal },
-        }
-    }
-}
-
-/// Why a job's end could not be told.
-#[derive(Debug, Clone)]
-enum Failure {
-    Ended(ConnectionEnd),
-    Gone,
-}
-
-impl Failure {
-    fn into_error(self, pane: PaneId) -> Error {
-        match self {
-            Failure::Ended(end) => Error::ConnectionEnded(end),
-            Failure::Gone => Error::UnexpectedReply {
-                command: "list-panes".into(),
-                detail: format!("the job's pane {pane} is gone (killed by someone else?)"),
-            },
-        }
-    }
-}
-
-/// The jobs of one client, waited for together by one task.
-pub(crate) struct Hub {
-    channel: String,
-    shared: Arc<HubShared>,
-    task: JoinHandle<()>,
-}
-
-#[derive(Debug)]
-struct HubShared {
-    pending: Mutex<HashMap<PaneId, Waiter>>,
-    kick: Notify,
-}
-
-#[derive(Debug)]
-struct Waiter {
-    tx: oneshot::Sender<std::result::Result<Death, Failure>>,
-    nudges: u32,
-}
-
-impl HubShared {
-    fn forget(&self, pane: PaneId) {
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&pane);
-    }
-
-    fn fail_all(&self, failure: Failure) {
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        for (_, waiter) in pending.drain() {
-            let _ = waiter.tx.send(Err(failure.clone()));
-        }
-    }
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Hub {
-    /// Starts the task waiting on `events` (a connection of its own), which reads the jobs'
-    /// states on `main`'s connection (without keeping it alive).
-    pub(crate) async fn start(main: &Client, events: Client) -> Result<Hub> {
-        let lines = main
-            .run(&Command::new("display-message").args(["-p", "#{pid}"]))
-            .await?;
-        let said = lines
-            .first()
-            .map(|l| String::from_utf8_lossy(l).into_owned())
-            .unwrap_or_default();
-        let server_pid: i32 = said.trim().parse().map_err(|_| Error::UnexpectedReply {
-            command: "display-message".into(),
-            detail: format!("#{{pid}} is {said:?}"),
-        })?;
-        // Unique to this connection (the pid of its `tmux -C` process), in either attach mode.
-        let channel = format!("tmux-cc-{}-jobs", main.pid());
-        let shared = Arc::new(HubShared {
-            pending: Mutex::new(HashMap::new()),
-            kick: Notify::new(),
-        });
-        let task = tokio::spawn(run(
-            events,
-            main.downgrade(),
-            channel.clone(),
-            shared.clone(),
-            server_pid,
-        ));
-        Ok(Hub {
-            channel,
-            shared,
-            task,
-        })
-    }
-
-    fn register(&self, pane: PaneId) -> oneshot::Receiver<std::result::Result<Death, Failure>> {
-        let (tx, rx) = oneshot::channel();
-        self.shared
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(pane, Waiter { tx, nudges: 0 });
-        self.shared.kick.notify_one();
-        rx
-    }
-}
-
-async fn run(
-    events: Client,
-    main: WeakClient,
-    channel: String,
-    shared: Arc<HubShared>,
-    server_pid: i32,
-) {
-    let waiter = events.with_timeout(FOREVER);
-    let wait = || {
-        let waiter = waiter.clone();
-        let channel = channel.clone();
-        async move { crate::client::wait(&waiter, &channel).await }
-    };
-    let mut woken = Box::pin(wait());
-    let mut step = 0usize;
-    loop {
-        let idle = shared
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_empty();
-        let delay = CHECKS[step.min(CHECKS.len() - 1)];
-        tokio::select! {
-            result = &mut woken => {
-                if let Err(e) = result {
-                    tracing::debug!(error = %e, "the jobs' event connection failed");
-                    let end = match e {
-                        Error::ConnectionEnded(end) => end,
-                        other => ConnectionEnd::WriteFailed(other.to_string()),
-                    };
-                    shared.fail_all(Failure::Ended(end));
-                    return;
-                }
-                woken = Box::pin(wait());
-                step = 0;
-            }
-            _ = shared.kick.notified() => {
-                step = 0;
-                continue;
-            }
-            _ = tokio::time::sleep(delay), if !idle => {
-                step += 1;
-            }
-        }
-        let Some(main) = main.upgrade() else {
-            return;
-        };
-        match look(&main, &shared, server_pid).await {
-            Ok(true) => step = 0,
-            Ok(false) => {}
-            Err(Error::ConnectionEnded(end)) => {
-                shared.fail_all(Failure::Ended(end));
-                return;
-            }
-            Err(e) => tracing::debug!(error = %e, "reading the jobs' panes failed"),
-        }
-    }
-}
-
-/// Reads every pane's state once and ends the jobs whose pane has a status; nudges the server
-/// for a pane dead without one. True when it ended or nudged something.
-async fn look(main: &Client, shared: &HubShared, server_pid: i32) -> Result<bool> {
-    let lines = main
-        .run(&Command::new("list-panes").args([
-            "-a",
-            "-F",
-            "#{pane_id} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
-        ]))
-        .await?;
-    let mut panes = HashMap::new();
-    for line in &lines {
-        let text = String::from_utf8_lossy(line);
-        let mut fields = text.split(' ');
-        let (Some(id), Some(dead), Some(status), Some(signal)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let Ok(id) = PaneId::from_str(id) else {
-            continue;
-        };
-        panes.insert(
-            id,
-            (
-                dead == "1",
-                status.parse::<i32>().ok(),
-                parse_signal(signal),
-            ),
-        );
-    }
-    let mut acted = false;
-    let mut nudge = false;
-    let mut pending = shared.pending.lock().unwrap_or_else(|e| e.into_inner());
-    let mut ended = Vec::new();
-    for (pane, waiter) in pending.iter_mut() {
-        match panes.get(pane) {
-            None => ended.push((*pane, Err(Failure::Gone))),
-            Some((_, status, signal)) if status.is_some() || signal.is_some() => {
-                ended.push((*pane, Ok(Death::of(*status, *signal))))
-            }
-            Some((true, _, _)) if waiter.nudges < NUDGES => {
-                waiter.nudges += 1;
-                nudge = true;
-            }
-            // Dead without a status after every nudge: killed by a signal that tmux 3.2a can
-            // not name (it has no #{pane_dead_signal}): neither is known.
-            Some((true, _, _)) => ended.push((
-                *pane,
-                Ok(Death {
-                    status: None,
-                    signal: None,
-                }),
-            )),
-            Some((false, _, _)) => {}
-        }
-    }
-    for (pane, result) in ended {
-        if let Some(waiter) = pending.remove(&pane) {
-            let _ = waiter.tx.send(result);
-            acted = true;
-        }
-    }
-    drop(pending);
-    if nudge {
-        tracing::debug!(
-            server_pid,
-            "a job's pane is dead without a status: SIGCHLD to the server"
-        );
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(server_pid),
-            nix::sys::signal::Signal::SIGCHLD,
-        );
-        acted = true;
-    }
-    Ok(acted)
-}
-
-/// `#{pane_dead_signal}`: a number where the system has no signal names (Linux), a name
-/// (`TERM` or `term`) where it has (the BSDs, macOS).
-fn parse_signal(text: &str) -> Option<i32> {
-    if text.is_empty() {
-        return None;
-    }
-    if let Ok(n) = text.parse() {
-        return Some(n);
-    }
-    let name = format!("SIG{}", text.to_ascii_uppercase());
-    nix::sys::signal::Signal::from_str(&name)
-        .ok()
-        .map(|s| s as i32)
-}
-
-/// `text` as one word of `sh`, single-quoted.
-pub(crate) fn sh_quote(text: &[u8]) -> Vec<u8> {
-    let mut out = vec![b'\''];
-    for &b in text {
-        if b == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(b);
-        }
-    }
-    out.push(b'\'');
-    out
-}
-
-pub(crate) fn make_fifo(path: &Path) -> Result<()> {
-    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).map_err(|e| {
-        Error::io(
-            format!("creating the FIFO {}", path.display()),
-            std::io::Error::from_raw_os_error(e as i32),
-        )
-    })
-}
-
-/// Opens the FIFO `path` for writing once its reader has it open (a non-blocking open fails
-/// with ENXIO until then), within 10 s, and writes `bytes`.
-pub(crate) async fn write_fifo(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-        {
-            Ok(mut file) => return file.write_all(bytes),
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) && Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// The pane's process: `sh -c GATE CMD GATE_FIFO MARKER`. It waits for the pipe to be set
-/// up (a line on the FIFO), runs the command as its child, writes the end marker to the
-/// terminal, waits for a second line (sent once the marker came through the pipe, so the
-/// terminal is never closed with bytes in flight) and exits with the command's `$?`: the
-/// shell's `128 + N` for a command killed by signal N, which [`Job::wait`] reads back as that
-/// signal (so `exit 143` reads as SIGTERM too: `sh` can not tell them apart). The gate always
-/// exits, never dies by the command's signal, because tmux 3.2a has no `#{pane_dead_signal}`.
-/// `INT`, `TERM` and `QUIT` sent to the process group reach the command; the gate outlives
-/// them (a trap that does nothing, reset to the default in the command). Its own standard
-/// error is `/dev/null` (the shell's `Terminated` message about its child), the command's is
-/// the terminal (passed on fd 3).
-const GATE: &str = r#"trap : INT TERM QUIT
-exec 3>&2 2>/dev/null
-read _ < "$1" || exit 125
-(exec 2>&3 3>&-; trap - INT TERM QUIT; exec sh -c "$0")
-s=$?
-printf %s "$2"
-read _ < "$1"
-exit "$s""#;
-
-/// An OSC sequence no command prints by chance (terminals ignore an unknown one): the job's
-/// number, this process's pid and the time.
-fn end_marker(id: u64) -> Vec<u8> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("\x1b]tmux-cc-end;{}-{id}-{nanos}\x07", std::process::id()).into_bytes()
-}
-
-/// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), tells once when
-/// the end marker was read, and returns the bytes without it.
-fn read_output(path: &Path, marker: &[u8], seen: oneshot::Sender<()>) -> std::io::Result<Vec<u8>> {
-    // The FIFO goes once its writer has it open, or when reading ends: never before (a shell
-    // opening a name already removed would make a plain file of it, and this open would wait
-    // for a writer for ever).
-    let opened = std::fs::File::open(path);
-    let _ = std::fs::remove_file(path);
-    let mut file = opened?;
-    let mut bytes = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut seen = Some(seen);
-    let mut at = None;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        bytes.extend_from_slice(&buf[..n]);
-        if at.is_none() {
-            let from = bytes.len().saturating_sub(n + marker.len());
-            if let Some(pos) = memchr::memmem::find(&bytes[from..], marker) {
-                at = Some(from + pos);
-                if let Some(seen) = seen.take() {
-                    let _ = seen.send(());
-                }
-            }
-        }
-    }
-    if let Some(pos) = at {
-        bytes.drain(pos..pos + marker.len());
-    }
-    Ok(bytes)
-}
-
 /// What `new-window`/`split-window` printed.
 const CREATED: &str = "#{window_id} #{pane_id} #{pane_pid}";
 
@@ -678,7 +277,56 @@ impl Client {
     /// 3.7, see [`JobSpec::history_limit`]; nothing is left running), the connection's errors;
     /// those of [`Client::connect`] for the first job.
     pub async fn start_job(&self, spec: &JobSpec) -> Result<Job> {
-        let hub = self.hub().await?;
+        self.start(spec, None).await.map(|(job, _)| job)
+    }
+
+    /// [`Client::start_job`], with the job's pane streamed from its first byte: the stream
+    /// ([`Client::stream`] with `options`) is open before the command runs, and ends with
+    /// [`StreamEnd::Finished`](crate::StreamEnd::Finished) once the command is done and every
+    /// byte it wrote was delivered (tmux-cc's end marker taken out). A consumer slower than the
+    /// job may see a [`StreamItem::Paused`](crate::StreamItem::Paused) (see [`PaneStream`]);
+    /// [`Job::wait`] still gives every byte.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: &tmux_cc::Client) -> tmux_cc::Result<()> {
+    /// use tmux_cc::{JobSpec, StreamItem, StreamOptions};
+    ///
+    /// let spec = JobSpec::window("=work:", "echo first; echo second; exit 5");
+    /// let (mut job, mut stream) = client.start_job_streamed(&spec, StreamOptions::default()).await?;
+    /// while let Some(item) = stream.next().await {
+    ///     match item {
+    ///         StreamItem::Data(bytes) => print!("{}", String::from_utf8_lossy(&bytes)),
+    ///         StreamItem::End(why) => eprintln!("stream ended: {why:?}"),
+    ///         _ => {} // Paused, Continued, Resynced: see PaneStream
+    ///     }
+    /// }
+    /// let exit = job.wait().await?; // status Some(5), every byte in exit.output
+    /// # let _ = exit; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`Client::start_job`] and [`Client::stream`] (the job is then removed).
+    pub async fn start_job_streamed(
+        &self,
+        spec: &JobSpec,
+        options: StreamOptions,
+    ) -> Result<(Job, PaneStream)> {
+        let (job, stream) = self.start(spec, Some(options)).await?;
+        Ok((job, stream.expect("a stream was asked for")))
+    }
+
+    async fn start(
+        &self,
+        spec: &JobSpec,
+        watch: Option<StreamOptions>,
+    ) -> Result<(Job, Option<PaneStream>)> {
+        let hub = self
+            .extension(|| async {
+                let events = self.open_extra("events").await?;
+                Hub::start(self, events).await
+            })
+            .await?;
+        let hub = &*hub;
         let id = self.next_id();
         let gate = self.private_dir().join(format!("job-{id}.gate"));
         let out = self.private_dir().join(format!("job-{id}.out"));
@@ -693,9 +341,9 @@ impl Client {
             let (out, marker) = (out.clone(), marker.clone());
             tokio::task::spawn_blocking(move || read_output(&out, &marker, seen_tx))
         };
-        let result = self.set_up(spec, hub, &gate, &out, &marker).await;
+        let result = self.set_up(spec, hub, &gate, &out, &marker, watch).await;
         match result {
-            Ok((window, pane, pid, own_window, death)) => {
+            Ok((window, pane, pid, own_window, death, stream)) => {
                 // The command has ended once its end marker came through the pipe: every
                 // byte before it has too. Then the gate may exit (with the command's status).
                 let gate = gate.clone();
@@ -708,7 +356,7 @@ impl Client {
                     }
                     let _ = std::fs::remove_file(&gate);
                 });
-                Ok(Job {
+                let job = Job {
                     client: self.clone(),
                     hub: hub.shared.clone(),
                     window,
@@ -719,7 +367,8 @@ impl Client {
                     output: reader,
                     removed: false,
                     done: None,
-                })
+                };
+                Ok((job, stream))
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&gate);
@@ -742,12 +391,14 @@ impl Client {
         gate: &Path,
         out: &Path,
         marker: &[u8],
+        watch: Option<StreamOptions>,
     ) -> Result<(
         WindowId,
         PaneId,
         u32,
         bool,
         oneshot::Receiver<std::result::Result<Death, Failure>>,
+        Option<PaneStream>,
     )> {
         let (verb, target, own_window) = match &spec.place {
             JobPlace::NewWindow(target) => ("new-window", target, true),
@@ -835,13 +486,27 @@ impl Client {
             remove().await;
             return Err(e);
         }
+        // The stream opens while the gate still holds the command: it sees the first byte.
+        let stream = match watch {
+            None => None,
+            Some(options) => match self.stream(pane, options).await {
+                Ok(mut stream) => {
+                    stream.end_at(marker.to_vec());
+                    Some(stream)
+                }
+                Err(e) => {
+                    remove().await;
+                    return Err(e);
+                }
+            },
+        };
         let death = hub.register(pane);
         if let Err(e) = write_fifo(gate, b"\n").await {
             hub.shared.forget(pane);
             remove().await;
             return Err(Error::io("opening a job's gate", e));
         }
-        Ok((window, pane, pid, own_window, death))
+        Ok((window, pane, pid, own_window, death, stream))
     }
 
     /// `create` with the session's `history-limit` at `limit`, put back right after: one
@@ -880,24 +545,5 @@ impl Client {
                 detail: "no reply".into(),
             }),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn signals_by_number_or_name() {
-        assert_eq!(parse_signal(""), None);
-        assert_eq!(parse_signal("15"), Some(15));
-        assert_eq!(parse_signal("TERM"), Some(15));
-        assert_eq!(parse_signal("kill"), Some(9));
-        assert_eq!(parse_signal("nonsense"), None);
-    }
-
-    #[test]
-    fn sh_quote_keeps_quotes() {
-        assert_eq!(sh_quote(b"/a b/it's"), b"'/a b/it'\\''s'".to_vec());
     }
 }

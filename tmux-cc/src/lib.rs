@@ -16,6 +16,26 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Start a job and watch it live
+//! [`Client::start_job_streamed`] opens the job's stream before the command runs: every byte
+//! from the first, then [`StreamEnd::Finished`] at the job's end (tmux-cc's end marker never
+//! reaches a caller), and [`Job::wait`] gives the status.
+//!
+//! ```no_run
+//! # async fn demo(client: &tmux_cc::Client) -> tmux_cc::Result<()> {
+//! use tmux_cc::{JobSpec, StreamItem, StreamOptions};
+//!
+//! let spec = JobSpec::window("=work:", "echo first; echo second; exit 5");
+//! let (mut job, mut stream) = client.start_job_streamed(&spec, StreamOptions::default()).await?;
+//! while let Some(item) = stream.next().await {
+//!     if let StreamItem::Data(bytes) = item {
+//!         print!("{}", String::from_utf8_lossy(&bytes)); // first, second: as they come
+//!     }
+//! }
+//! assert_eq!(job.wait().await?.status, Some(5));
+//! # Ok(()) }
+//! ```
+//!
 //! # Examples
 //! Programs a user would write, each runnable as it is (`cargo run -p tmux-cc --example NAME`):
 //! - `tail` (`-- -L SOCKET -t TARGET`, or `-- CMD...`): a pane's bytes to standard output as
@@ -42,13 +62,16 @@
 //! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
 //!   pid, exit waited once for many waiters, a stop that tells which step was needed.
 //! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
-//!   their replies in order, a timeout per command, notifications, its end reported once;
-//!   under `client/`: its options (where and how it attaches), its end, the state its tasks
-//!   share, the reader and writer tasks, its private directory, the [`Subscription`] of
-//!   notifications, and `blocking` (the extra connections, opened on demand).
-//! - [`Job`] (`jobs.rs`): a command line in a pane of its own, its status and complete output
-//!   by event (docs/design/jobs.md).
-//! - [`PaneStream`] (`stream.rs`, `stream/pipe.rs`): one pane's output as a bounded stream:
+//!   their replies in order (`client/commands.rs`), a timeout per command, notifications, its
+//!   end reported once; under `client/`: its options (where and how it attaches), the state its
+//!   tasks share, the reader and writer tasks, its private directory, the [`Subscription`] of
+//!   notifications, and `blocking` (the extra connections, opened on demand). It knows
+//!   nothing of streams, jobs, topology or watches: they plug in by a route of notifications
+//!   and values kept with the client (docs/ARCHITECTURE.md, the layers).
+//! - [`Job`] (`jobs.rs`, `jobs/hub.rs`, `jobs/gate.rs`): a command line in a pane of its own,
+//!   its status and complete output by event (docs/design/jobs.md), watched live if asked.
+//! - [`PaneStream`] (`stream.rs`, `stream/control.rs`, `stream/pipe.rs`): one pane's output as
+//!   a bounded stream, its source one of two:
 //!   by [`Transport::ControlMode`], on a control connection of its own with tmux's
 //!   pause-after flow control, or by [`Transport::Pipe`], the pane's pipe read at full speed;
 //!   a resync by capture either way; see docs/design/engine-streams.md.
@@ -79,9 +102,12 @@ pub mod test_support;
 mod client;
 mod command;
 mod dirs;
+mod end;
 mod error;
 mod exit;
+mod fifo;
 mod jobs;
+mod marker;
 mod ops;
 mod server;
 mod spawn;
@@ -92,7 +118,8 @@ mod version;
 mod watch;
 
 pub use client::{
-    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket, Subscription,
+    Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, Delivery, ServerSocket,
+    Subscription, validate_socket_name,
 };
 pub use command::Command;
 pub use dirs::{create_private_dir, dead_process_dirs};
@@ -105,7 +132,7 @@ pub use ops::{
     leave_modes, send_keys, send_literal, set_pane_option,
 };
 pub use parse::{Notification, PaneId, Reply, SessionId, WindowId};
-pub use server::{Server, ServerOptions, tmux_version, validate_socket_name};
+pub use server::{Server, ServerOptions, tmux_version};
 pub use stream::{PaneStream, Snapshot, StreamEnd, StreamItem, StreamOptions, Transport};
 pub use topology::{TOPOLOGY_FORMAT, Topology, TopologyEvent};
 pub use version::{DIFFERENCES, Difference, Features, Probe, Row, TmuxVersion, Versions};

@@ -21,46 +21,20 @@
 //!   created later, and a dropped pane costs only the reading (when the consumer is slow,
 //!   pause-after pauses those panes for this client too, and they are never continued).
 
+mod control;
 mod pipe;
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use tokio::time::Instant;
-
 use bytes::Bytes;
-use tokio::sync::mpsc;
 
-use crate::client::{Attach, Client, ClientFlags, ClientOptions, ConnectionEnd, OutputSink};
+use crate::client::{Client, ConnectionEnd};
 use crate::command::Command;
 use crate::error::{Error, Result};
+use crate::marker::MarkerFilter;
 use crate::ops::Capture;
-use crate::parse::{BadLayout, Layout, PaneId, WindowId};
-
-/// What a stream's connection hands its stream, in the order tmux printed it.
-#[derive(Debug)]
-pub(crate) enum Raw {
-    /// Output of the pane.
-    Data(Vec<u8>),
-    /// `%pause %N` for the pane (pause-after).
-    Paused,
-    /// `%continue %N` for the pane outside a reply.
-    Continued,
-    /// The pane's window closed.
-    WindowClosed,
-    /// The pane's window's layout changed (a pane may have gone).
-    Layout(Result<Layout, BadLayout>),
-}
-
-/// How long after the last data the first nudge goes (see `PaneStream::poke`).
-const POKE_IDLE: Duration = Duration::from_millis(100);
-/// How long past `pause_after` after the last data the second goes.
-const POKE_LATE: Duration = Duration::from_millis(300);
-
-enum Recv {
-    Raw(Option<Raw>),
-    Finished,
-}
+use crate::parse::{PaneId, WindowId};
 
 /// How a stream's bytes come from tmux. The two differ in speed, in how a stream ends, and in
 /// what else they allow on the pane (docs/design/engine-streams.md has the measures):
@@ -151,7 +125,9 @@ pub enum StreamEnd {
     ConnectionEnded(ConnectionEnd),
     /// A resync failed: tmux's message or the error.
     ResyncFailed(String),
-    /// [`PaneStream::finish`] was called and everything tmux had read from the pane by then
+    /// The stream of a job ([`Client::start_job_streamed`]) reached the job's end: every byte
+    /// the command wrote was delivered. Or [`PaneStream::finish`] was called and everything
+    /// tmux had read from the pane by then
     /// was delivered ([`Transport::ControlMode`]).
     Finished,
     /// [`PaneStream::finish`] closed the pane's pipe ([`Transport::Pipe`]): what tmux had read
@@ -201,20 +177,21 @@ pub enum StreamItem {
 pub struct PaneStream {
     pane: PaneId,
     window: WindowId,
-    connection: Option<Client>,
-    rx: mpsc::Receiver<Raw>,
-    ready: VecDeque<StreamItem>,
-    resync_due: bool,
-    snapshot: Capture,
-    /// Set by [`PaneStream::finish`]: resolves once tmux answered a command sent after it.
-    finish: Option<tokio::sync::oneshot::Receiver<()>>,
-    /// When to nudge tmux if nothing came since the last data (see `PaneStream::poke`).
-    pokes: VecDeque<Instant>,
-    pause_after: Duration,
-    /// The source of a [`Transport::Pipe`] stream, `None` once it ended (and always for
-    /// [`Transport::ControlMode`]).
-    pipe: Option<pipe::PipeSource>,
     transport: Transport,
+    source: Source,
+    /// Takes tmux-cc's end markers out of the data (and ends a job's stream at its own).
+    filter: MarkerFilter,
+    /// Items to hand out before reading more.
+    pending: VecDeque<StreamItem>,
+}
+
+/// Where a stream's items come from: one per [`Transport`], and nothing once it ended.
+#[derive(Debug)]
+enum Source {
+    ControlMode(control::ControlSource),
+    /// The pipe and the items of a resync waiting to be taken.
+    Pipe(pipe::PipeSource, VecDeque<StreamItem>),
+    Ended,
 }
 
 impl Client {
@@ -257,68 +234,32 @@ impl Client {
             return Err(missing(&target));
         }
         let session = session.to_string();
-        if options.transport == Transport::Pipe {
-            let piped = fields.next() == Some("1");
-            let source = pipe::PipeSource::open(
-                self.clone(),
-                piped,
-                pane,
-                window,
-                options.capacity,
-                options.snapshot.clone(),
-                options.attach_timeout,
-            )
-            .await?;
-            // No connection: the channel of raw items is never written.
-            let (_, rx) = mpsc::channel(1);
-            return Ok(PaneStream {
-                pane,
-                window,
-                connection: None,
-                rx,
-                ready: VecDeque::new(),
-                resync_due: false,
-                snapshot: options.snapshot,
-                finish: None,
-                pokes: VecDeque::new(),
-                pause_after: Duration::ZERO,
-                pipe: Some(source),
-                transport: Transport::Pipe,
-            });
-        }
-        let (tx, rx) = mpsc::channel(options.capacity.max(1));
-        let connection = Client::connect_with(
-            self.tmux(),
-            self.server_socket(),
-            ClientOptions {
-                attach: Attach::Session(session),
-                flags: ClientFlags {
-                    output: true,
-                    pause_after: Some(options.pause_after),
-                    ignore_size: true,
-                    read_only: false,
-                },
-                command_timeout: options.command_timeout,
-                attach_timeout: options.attach_timeout,
-                notification_capacity: 16,
-                ..ClientOptions::default()
-            },
-            Some(OutputSink { pane, window, tx }),
-        )
-        .await?;
+        let source = match options.transport {
+            Transport::Pipe => {
+                let piped = fields.next() == Some("1");
+                let source = pipe::PipeSource::open(
+                    self.clone(),
+                    piped,
+                    pane,
+                    window,
+                    options.capacity,
+                    options.snapshot.clone(),
+                    options.attach_timeout,
+                )
+                .await?;
+                Source::Pipe(source, VecDeque::new())
+            }
+            Transport::ControlMode => Source::ControlMode(
+                control::ControlSource::open(self, session, pane, window, &options).await?,
+            ),
+        };
         Ok(PaneStream {
             pane,
             window,
-            connection: Some(connection),
-            rx,
-            ready: VecDeque::new(),
-            resync_due: false,
-            snapshot: options.snapshot,
-            finish: None,
-            pokes: VecDeque::new(),
-            pause_after: Duration::from_secs(options.pause_after.into()),
-            pipe: None,
-            transport: Transport::ControlMode,
+            transport: options.transport,
+            source,
+            filter: MarkerFilter::default(),
+            pending: VecDeque::new(),
         })
     }
 }
@@ -344,7 +285,10 @@ impl PaneStream {
     /// The stream's own connection (its pid, its session), `None` once the stream ended, and
     /// always with [`Transport::Pipe`] (which has none).
     pub fn connection(&self) -> Option<&Client> {
-        self.connection.as_ref()
+        match &self.source {
+            Source::ControlMode(control) => control.connection(),
+            Source::Pipe(..) | Source::Ended => None,
+        }
     }
 
     /// Where the stream's bytes come from.
@@ -366,176 +310,69 @@ impl PaneStream {
     /// all it read to the pipe before it was marked dead, and tmux refuses to close its pipe:
     /// its stream ends once the pipe stays quiet for 50 ms.
     pub fn finish(&mut self) {
-        if let Some(pipe) = &mut self.pipe {
-            pipe.finish();
-            return;
+        match &mut self.source {
+            Source::ControlMode(control) => control.finish(),
+            Source::Pipe(pipe, _) => pipe.finish(),
+            Source::Ended => {}
         }
-        let Some(connection) = self.connection.clone() else {
-            return;
-        };
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.finish = Some(rx);
-        tokio::spawn(async move {
-            let _ = connection.written().await;
-            let _ = tx.send(());
-        });
     }
 
     /// The next item; `None` after [`StreamItem::End`]. Waits for the pane to print. After
     /// a [`StreamItem::Paused`], the next call resumes the pane (the consumer has caught up)
     /// and yields [`StreamItem::Continued`] then [`StreamItem::Resynced`].
     pub async fn next(&mut self) -> Option<StreamItem> {
-        if self.transport == Transport::Pipe {
-            let pipe = self.pipe.as_mut()?;
-            let item = pipe.next(&mut self.ready).await;
-            if matches!(item, StreamItem::End(_)) {
-                self.pipe = None;
-                self.ready.clear();
-            }
-            return Some(item);
-        }
         loop {
-            if let Some(item) = self.ready.pop_front() {
+            if let Some(item) = self.pending.pop_front() {
                 return Some(item);
             }
-            let connection = self.connection.clone()?;
-            if self.resync_due {
-                self.resync_due = false;
-                self.resync(&connection).await;
-                continue;
-            }
-            let raw = self.recv(&connection).await;
-            let raw = match raw {
-                Recv::Raw(raw) => raw,
-                Recv::Finished => return Some(self.end(StreamEnd::Finished)),
+            let item = match &mut self.source {
+                Source::ControlMode(control) => control.next().await,
+                Source::Pipe(pipe, ready) => Some(pipe.next(ready).await),
+                Source::Ended => None,
             };
-            if matches!(raw, Some(Raw::Data(_))) {
-                let now = Instant::now();
-                self.pokes.clear();
-                self.pokes.push_back(now + POKE_IDLE);
-                self.pokes.push_back(now + self.pause_after + POKE_LATE);
-            } else {
-                self.pokes.clear();
-            }
-            match raw {
-                Some(Raw::Data(data)) => return Some(StreamItem::Data(Bytes::from(data))),
-                Some(Raw::Paused) => {
-                    self.resync_due = true;
-                    return Some(StreamItem::Paused);
-                }
-                Some(Raw::Continued) => return Some(StreamItem::Continued),
-                Some(Raw::WindowClosed) => return Some(self.end(StreamEnd::WindowClosed)),
-                Some(Raw::Layout(layout)) => {
-                    let gone = layout
-                        .as_ref()
-                        .is_ok_and(|layout| layout.panes().all(|p| p.id != self.pane));
-                    if gone {
-                        return Some(self.end(StreamEnd::PaneClosed));
+            match item {
+                Some(StreamItem::Data(data)) => {
+                    let data = self.filter.feed_bytes(data);
+                    if self.filter.ended() {
+                        // A job's stream, at the job's end: every byte the command wrote came.
+                        self.source = Source::Ended;
+                        if !data.is_empty() {
+                            self.pending.push_back(StreamItem::Data(data));
+                        }
+                        self.pending.push_back(StreamItem::End(StreamEnd::Finished));
+                        continue;
+                    }
+                    if !data.is_empty() {
+                        return Some(StreamItem::Data(data));
                     }
                 }
-                None => {
-                    let end = connection.closed().await;
-                    return Some(self.end(StreamEnd::ConnectionEnded(end)));
-                }
-            }
-        }
-    }
-
-    /// The next raw item, or the end [`PaneStream::finish`] asked for; nudges tmux at the
-    /// times in `pokes` meanwhile.
-    async fn recv(&mut self, connection: &Client) -> Recv {
-        loop {
-            let poke_at = self.pokes.front().copied();
-            let finish = async {
-                match &mut self.finish {
-                    Some(done) => {
-                        let _ = done.await;
+                other => {
+                    // The run of bytes was cut: what looked like a marker's start is data.
+                    let held = self.filter.flush();
+                    if !held.is_empty() {
+                        self.pending.push_back(StreamItem::Data(Bytes::from(held)));
                     }
-                    None => std::future::pending().await,
-                }
-            };
-            let poke = async {
-                match poke_at {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
-            // Biased: the items before the finish's answer are in the channel when it comes.
-            tokio::select! {
-                biased;
-                raw = self.rx.recv() => return Recv::Raw(raw),
-                _ = finish => return Recv::Finished,
-                _ = poke => {
-                    self.pokes.pop_front();
-                    Self::poke(connection);
+                    match other {
+                        Some(item) => {
+                            if matches!(item, StreamItem::End(_)) {
+                                self.source = Source::Ended;
+                            }
+                            self.pending.push_back(item);
+                        }
+                        None => {
+                            self.source = Source::Ended;
+                            return self.pending.pop_front();
+                        }
+                    }
                 }
             }
         }
     }
 
-    /// Sends a command on the stream's connection and lets its answer go. tmux (3.3a, 3.7c)
-    /// can leave the `%pause` it decided queued, unwritten, when its buffer towards this
-    /// client is empty at that moment: nothing is written until the client's next command,
-    /// whose reply comes after it. So a stream that got data and then nothing for a while
-    /// asks once shortly after (100 ms) and once past `pause_after`; an idle pane costs two
-    /// commands after each burst of output, none while it stays quiet.
-    fn poke(connection: &Client) {
-        let connection = connection.clone();
-        tokio::spawn(async move {
-            let _ = connection.written().await;
-        });
-    }
-
-    fn end(&mut self, why: StreamEnd) -> StreamItem {
-        self.connection = None;
-        self.ready.clear();
-        StreamItem::End(why)
-    }
-
-    /// Continues the pane and captures it in one command line (one pass of tmux's loop).
-    async fn resync(&mut self, connection: &Client) {
-        let target = self.pane.to_string();
-        let group = [
-            Command::new("refresh-client").args(["-A", &format!("{target}:continue")]),
-            capture_command(&target, &self.snapshot),
-        ];
-        let replies = match connection.group(&group).await {
-            Ok(replies) => replies,
-            Err(Error::ConnectionEnded(end)) => {
-                let item = self.end(StreamEnd::ConnectionEnded(end));
-                self.ready.push_back(item);
-                return;
-            }
-            Err(e) => {
-                let item = self.end(StreamEnd::ResyncFailed(e.to_string()));
-                self.ready.push_back(item);
-                return;
-            }
-        };
-        // tmux prints `%continue %N` inside the reply of the refresh-client that caused it
-        // (3.3a..3.7c): read it there, and only there (a capture's body may show such text).
-        let continued = format!("%continue {target}");
-        if let Some(refresh) = replies.first()
-            && refresh.success
-            && refresh.lines.iter().any(|l| *l == continued.as_bytes())
-        {
-            self.ready.push_back(StreamItem::Continued);
-        }
-        match replies.get(1) {
-            Some(reply) if reply.success => {
-                self.ready.push_back(StreamItem::Resynced(Snapshot {
-                    capture: capture_bytes(reply),
-                }));
-            }
-            other => {
-                let message = other
-                    .or(replies.first())
-                    .map(|r| String::from_utf8_lossy(&r.lines.join(&b'\n')).into_owned())
-                    .unwrap_or_default();
-                let item = self.end(StreamEnd::ResyncFailed(message));
-                self.ready.push_back(item);
-            }
-        }
+    /// Makes the stream end, with [`StreamEnd::Finished`], at the job's end marker `marker`
+    /// (everything before it delivered, nothing after it).
+    pub(crate) fn end_at(&mut self, marker: Vec<u8>) {
+        self.filter = MarkerFilter::ending_at(marker);
     }
 }
 

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::mpsc;
+use tokio::sync::broadcast;
 
 use crate::client::{Delivery, Subscription};
 use tokio::task::JoinHandle;
@@ -73,6 +73,13 @@ pub enum TopologyEvent {
     /// a pane added, gone, moved or resized, its command, path, active or dead flag): its new
     /// description. A split gives both: [`TopologyEvent::LayoutChanged`], then this.
     WindowChanged(WindowPanes),
+    /// The reader fell more than the topology's capacity of events behind
+    /// ([`Topology::start_with`]): the `missed` oldest events unread were dropped, and the
+    /// events after this one come as usual. [`Topology::current`] is the whole model.
+    Lagged {
+        /// How many events were dropped.
+        missed: u64,
+    },
 }
 
 /// A model of the server kept current from notifications and a subscription (see the
@@ -80,18 +87,31 @@ pub enum TopologyEvent {
 #[derive(Debug)]
 pub struct Topology {
     current: Arc<Mutex<Shape>>,
-    events: mpsc::UnboundedReceiver<TopologyEvent>,
+    events: broadcast::Receiver<TopologyEvent>,
     task: JoinHandle<()>,
 }
 
 static TOPOLOGY_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Topology {
-    /// Lists the server, subscribes, and keeps the model current from then on.
+    /// Lists the server, subscribes, and keeps the model current from then on; holds at most
+    /// [`Topology::CAPACITY`] events unread.
     ///
     /// # Errors
     /// The errors of [`Client::shape`] and [`Client::watch`].
     pub async fn start(client: &Client) -> Result<Topology> {
+        Topology::start_with(client, Topology::CAPACITY).await
+    }
+
+    /// How many events a topology of [`Topology::start`] holds for its reader.
+    pub const CAPACITY: usize = 1024;
+
+    /// [`Topology::start`], holding at most `capacity` events unread (at least 1): a reader
+    /// further behind gets [`TopologyEvent::Lagged`] in place of the oldest.
+    ///
+    /// # Errors
+    /// As [`Topology::start`].
+    pub async fn start_with(client: &Client, capacity: usize) -> Result<Topology> {
         let notes = client.subscribe();
         let name = format!(
             "tmux-cc-topology-{}",
@@ -102,7 +122,7 @@ impl Topology {
             .await?;
         let shape = client.shape().await?;
         let current = Arc::new(Mutex::new(shape));
-        let (tx, events) = mpsc::unbounded_channel();
+        let (tx, events) = broadcast::channel(capacity.max(1));
         let task = tokio::spawn(run(client.clone(), notes, watch, current.clone(), tx));
         Ok(Topology {
             current,
@@ -119,10 +139,17 @@ impl Topology {
             .clone()
     }
 
-    /// The next change, in order; `None` once the connection has ended. Events queue without
-    /// bound until read.
+    /// The next change, in order; `None` once the connection has ended. At most the
+    /// topology's capacity of events wait to be read; past it the oldest are dropped and
+    /// [`TopologyEvent::Lagged`] tells how many, before the ones kept.
     pub async fn next_event(&mut self) -> Option<TopologyEvent> {
-        self.events.recv().await
+        match self.events.recv().await {
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                Some(TopologyEvent::Lagged { missed })
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
     }
 }
 
@@ -160,7 +187,7 @@ async fn run(
     mut notes: Subscription,
     mut watch: Watch,
     current: Arc<Mutex<Shape>>,
-    tx: mpsc::UnboundedSender<TopologyEvent>,
+    tx: broadcast::Sender<TopologyEvent>,
 ) {
     // Set when a listing failed: list again after a pause, whatever comes.
     let mut retry = false;

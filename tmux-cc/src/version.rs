@@ -31,7 +31,7 @@ pub struct TmuxVersion {
 impl TmuxVersion {
     /// The oldest version tmux-cc supports: 3.2 (the facts were measured on 3.3a; what differs in
     /// other releases is a row of [`DIFFERENCES`]).
-    pub const MIN: (u32, u32) = (3, 2);
+    pub const MIN: (u32, u32) = crate::error::OLDEST_TMUX;
 
     /// Parses the output of `tmux -V`.
     ///

@@ -18,6 +18,8 @@
 //! - Adding a subscription under a name in use replaces it, and its values are sent again.
 //! - `refresh-client -B` exists in every tmux tmux-cc supports (3.2 on; measured on 3.2a).
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::client::{Delivery, Subscription};
@@ -74,6 +76,8 @@ pub struct WatchValue {
 /// current tokio runtime, if there is one); [`Watch::cancel`] does it and waits.
 #[derive(Debug)]
 pub struct Watch {
+    /// The names of the client's open watches, this one's among them until it goes.
+    names: Arc<Names>,
     client: Client,
     name: String,
     scope: WatchScope,
@@ -88,10 +92,12 @@ impl Client {
     /// the module's notes); the first ones within a second of this call.
     ///
     /// `name` must be unique among this client's watches (tmux replaces a subscription of the
-    /// same name): ASCII letters, digits, `-` and `_`.
+    /// same name): ASCII letters, digits, `-` and `_`. A name in use by a watch of this client
+    /// not yet dropped or cancelled is refused.
     ///
     /// # Errors
-    /// [`Error::Refused`] for a bad name, or a format that is empty or holds LF or CR;
+    /// [`Error::Refused`] for a bad name, a name in use, or a format that is empty or holds LF
+    /// or CR;
     /// [`Error::Command`] if tmux refuses the command; the connection's errors.
     pub async fn watch(&self, name: &str, scope: WatchScope, format: &str) -> Result<Watch> {
         if name.is_empty()
@@ -108,10 +114,20 @@ impl Client {
                 "a watch format is not empty and holds no LF or CR",
             ));
         }
+        let names = self.extension(|| async { Ok(Names::default()) }).await?;
+        if !names.take(name) {
+            return Err(Error::Refused(
+                "a watch of that name is open on this client (tmux would replace it): cancel or drop it first, or pick another name",
+            ));
+        }
         // Subscribe before tmux can send the first value.
         let rx = self.subscribe();
-        self.run(&subscribe_command(name, scope, format)).await?;
+        if let Err(e) = self.run(&subscribe_command(name, scope, format)).await {
+            names.give_back(name);
+            return Err(e);
+        }
         Ok(Watch {
+            names,
             client: self.clone(),
             name: name.to_string(),
             scope,
@@ -119,6 +135,27 @@ impl Client {
             rx,
             cancelled: false,
         })
+    }
+}
+
+/// The names of a client's open watches (kept with the client: [`Client::extension`]).
+#[derive(Debug, Default)]
+struct Names(Mutex<HashSet<String>>);
+
+impl Names {
+    /// Takes `name`; false when it is in use.
+    fn take(&self, name: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_string())
+    }
+
+    fn give_back(&self, name: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
     }
 }
 
@@ -198,26 +235,38 @@ impl Watch {
     /// The connection's errors.
     pub async fn cancel(mut self) -> Result<()> {
         self.cancelled = true;
-        self.client
+        let result = self
+            .client
             .run(&unsubscribe_command(&self.name))
             .await
-            .map(drop)
+            .map(drop);
+        self.names.give_back(&self.name);
+        result
     }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        if self.cancelled || self.client.end().is_some() {
+        if self.cancelled {
+            return;
+        }
+        if self.client.end().is_some() {
+            self.names.give_back(&self.name);
             return;
         }
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             let client = self.client.clone();
             let name = std::mem::take(&mut self.name);
+            let names = self.names.clone();
             handle.spawn(async move {
                 if let Err(e) = client.run(&unsubscribe_command(&name)).await {
                     tracing::debug!(%name, error = %e, "unsubscribing a dropped watch");
                 }
+                // Free once tmux has dropped it: a new watch of the name is not unsubscribed.
+                names.give_back(&name);
             });
+        } else {
+            self.names.give_back(&self.name);
         }
     }
 }

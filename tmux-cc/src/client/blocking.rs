@@ -6,10 +6,14 @@
 //! else answers meanwhile (head-of-line blocking). The rule of this crate: never a fork per
 //! call; ONE connection for commands, and more only where a blocking command or a stream needs
 //! one. [`Client::blocking`] is that second connection, opened on demand the first time and
-//! kept for the life of the client; the jobs ([`crate::Job`]) have a third one of their own,
-//! parked in `wait-for` on their event channel, opened the same way.
+//! kept for the life of the client. Modules built on the connection open theirs the same way
+//! (`Client::open_extra`) and keep their state with the client (`Client::extension`): the
+//! jobs' event connection, parked in `wait-for` on their channel, is one. A stream's
+//! connection is adopted (`Client::adopt`): closed before the client ([`Client::close`]).
 
-use std::sync::{Arc, Weak};
+use std::any::Any;
+use std::future::Future;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::sync::OnceCell;
@@ -17,7 +21,6 @@ use tokio::sync::OnceCell;
 use super::{Client, ClientFlags, ClientOptions, Inner};
 use crate::command::Command;
 use crate::error::Result;
-use crate::jobs::Hub;
 
 /// Long enough to be no timeout: a `wait-for` waits as long as its channel is not signalled.
 pub(crate) const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
@@ -27,7 +30,12 @@ pub(crate) struct Extra {
     /// As given to [`Client::connect`]: the extra connections attach the same way.
     options: ClientOptions,
     blocking: OnceCell<Client>,
-    hub: OnceCell<Hub>,
+    /// The state of the modules built on the connection, one value per type, each made once
+    /// ([`Client::extension`]).
+    extensions: tokio::sync::Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+    /// The connections opened for this client that close before it (its streams'):
+    /// [`Client::close`].
+    adopted: Mutex<Vec<WeakClient>>,
 }
 
 impl Extra {
@@ -35,7 +43,8 @@ impl Extra {
         Extra {
             options,
             blocking: OnceCell::new(),
-            hub: OnceCell::new(),
+            extensions: tokio::sync::Mutex::new(Vec::new()),
+            adopted: Mutex::new(Vec::new()),
         }
     }
 }
@@ -46,6 +55,14 @@ impl Extra {
 pub(crate) struct WeakClient {
     inner: Weak<Inner>,
     timeout: Duration,
+}
+
+impl std::fmt::Debug for WeakClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeakClient")
+            .field("live", &(self.inner.strong_count() > 0))
+            .finish()
+    }
 }
 
 impl WeakClient {
@@ -114,16 +131,60 @@ impl Client {
             .map(drop)
     }
 
-    /// The jobs' event hub, started (its connection opened) the first time.
-    pub(crate) async fn hub(&self) -> Result<&Hub> {
-        let extra = &self.inner.extra;
-        extra
-            .hub
-            .get_or_try_init(|| async {
-                let events = self.open_extra("events").await?;
-                Hub::start(self, events).await
-            })
-            .await
+    /// The value of type `T` kept with this client for a module built on the connection (the
+    /// jobs' hub), made by `make` the first time it is asked for; a later call returns the same
+    /// value. A `make` that fails is tried again by the next call.
+    pub(crate) async fn extension<T, F, Fut>(&self, make: F) -> Result<Arc<T>>
+    where
+        T: Send + Sync + 'static,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let mut slots = self.inner.extra.extensions.lock().await;
+        if let Some(found) = slots.iter().find_map(|s| s.clone().downcast::<T>().ok()) {
+            return Ok(found);
+        }
+        let made = Arc::new(make().await?);
+        slots.push(made.clone());
+        Ok(made)
+    }
+
+    /// Makes `connection`, opened for this client (a stream's), close before it: see
+    /// [`Client::close`].
+    pub(crate) fn adopt(&self, connection: &Client) {
+        let mut adopted = self
+            .inner
+            .extra
+            .adopted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        adopted.retain(|weak| weak.inner.strong_count() > 0);
+        adopted.push(connection.downgrade());
+    }
+
+    /// The live connections opened for this client, and those opened for them, in turn: each
+    /// after the one it was opened for.
+    pub(super) fn adopted(&self) -> Vec<Client> {
+        let mut found = Vec::new();
+        let mut next = 0;
+        let mut from = self.clone();
+        loop {
+            let adopted = from
+                .inner
+                .extra
+                .adopted
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .filter_map(WeakClient::upgrade)
+                .collect::<Vec<_>>();
+            found.extend(adopted);
+            let Some(connection) = found.get(next) else {
+                return found;
+            };
+            from = connection.clone();
+            next += 1;
+        }
     }
 
     /// A handle that does not keep the connection alive.
@@ -148,7 +209,12 @@ impl Client {
             })
     }
 
-    async fn open_extra(&self, role: &str) -> Result<Client> {
+    /// Opens another control connection for this client, attached as it was, its service
+    /// session named `SERVICE-ROLE` (`role` one of the extra connections' roles). Not
+    /// [adopted](Client::adopt): such a connection may be parked in a `wait-for`, and tmux
+    /// 3.3a can crash when a client parked there is detached before `kill-server`
+    /// (docs/design/engine-streams.md, "tmux crashes"); it goes with this client.
+    pub(crate) async fn open_extra(&self, role: &str) -> Result<Client> {
         let mut options = self.inner.extra.options.clone();
         // Named after this client's service session, so that lists hide them with it.
         options.service_session = self.service_session().map(|name| format!("{name}-{role}"));

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::error::{Error, Result};
+
 /// How a control client is attached. [`ClientOptions::default`] gives the defaults, which are
 /// the attach every existing caller relies on: a hidden service session of the client's own,
 /// flags `no-output,ignore-size`.
@@ -144,6 +146,35 @@ impl ClientFlags {
         }
         (!flags.is_empty()).then(|| flags.join(","))
     }
+}
+
+/// Checks a socket name for `tmux -L`.
+///
+/// # Errors
+/// [`Error::BadSocketName`] saying what is wrong.
+pub fn validate_socket_name(name: &str) -> Result<()> {
+    let bad = |reason| {
+        Err(Error::BadSocketName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return bad("it is empty");
+    }
+    if name.len() > 64 {
+        return bad("it is longer than 64 bytes");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+    {
+        return bad("use only ASCII letters, digits, '-', '_' and '.'");
+    }
+    if name.starts_with('.') {
+        return bad("it may not start with '.'");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use tokio::sync::{broadcast, oneshot, watch};
 
-use super::ConnectionEnd;
+use crate::end::ConnectionEnd;
 use crate::parse::{Notification, Reply};
 
 pub(super) type Slot = oneshot::Sender<std::result::Result<Vec<Reply>, ConnectionEnd>>;

@@ -9,41 +9,46 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::timeout;
 
-use super::ConnectionEnd;
 use super::shared::{Job, Shared};
-use crate::parse::{Event, Notification, PaneId, ParseError, Parser, WindowId};
-use crate::stream::Raw;
+use crate::end::ConnectionEnd;
+use crate::parse::{Event, Notification, ParseError, Parser};
 
-/// Where a stream's connection sends what concerns its pane, in the order tmux printed it.
+/// Where a connection sends the notifications that a module built on it takes for itself (a
+/// stream's pane output), in the order tmux printed them. The connection knows nothing of what
+/// they mean: `route` says, for each notification, whether it goes to `tx`, on to the
+/// subscribers, both, or nowhere.
+///
 /// The channel is bounded and the reader waits for room: a consumer that does not take items
 /// stops the reading of the connection's pipe, and tmux, seeing its output age, pauses the
 /// pane for this client (`pause-after`) rather than buffering without end.
-pub(crate) struct OutputSink {
-    pub(crate) pane: PaneId,
-    pub(crate) window: WindowId,
-    pub(crate) tx: mpsc::Sender<Raw>,
+pub(crate) struct Route {
+    /// Where each notification goes.
+    pub(crate) route: Box<dyn Fn(&Notification) -> Routed + Send + Sync>,
+    /// The routed notifications.
+    pub(crate) tx: mpsc::Sender<Notification>,
 }
 
-impl OutputSink {
-    /// What of `notification` goes to the stream, and what goes on to the subscribers:
-    /// output of other panes is dropped (see docs/design/engine-streams.md).
-    fn route(&self, notification: Notification) -> (Option<Raw>, Option<Notification>) {
-        use Notification as N;
-        match notification {
-            N::Output { pane, data } | N::ExtendedOutput { pane, data, .. } => {
-                ((pane == self.pane).then_some(Raw::Data(data)), None)
-            }
-            N::Pause { pane } => ((pane == self.pane).then_some(Raw::Paused), None),
-            N::Continue { pane } => ((pane == self.pane).then_some(Raw::Continued), None),
-            N::WindowClose { window } | N::UnlinkedWindowClose { window }
-                if window == self.window =>
-            {
-                (Some(Raw::WindowClosed), Some(notification))
-            }
-            N::LayoutChange {
-                window, ref layout, ..
-            } if window == self.window => (Some(Raw::Layout(layout.clone())), Some(notification)),
-            other => (None, Some(other)),
+/// Where one notification goes ([`Route::route`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Routed {
+    /// To the route's channel only.
+    Taken,
+    /// To the route's channel and to the subscribers.
+    Shared,
+    /// To the subscribers only.
+    Passed,
+    /// Nowhere.
+    Dropped,
+}
+
+impl Route {
+    /// What of `notification` goes to the route, and what goes on to the subscribers.
+    fn split(&self, notification: Notification) -> (Option<Notification>, Option<Notification>) {
+        match (self.route)(&notification) {
+            Routed::Taken => (Some(notification), None),
+            Routed::Shared => (Some(notification.clone()), Some(notification)),
+            Routed::Passed => (None, Some(notification)),
+            Routed::Dropped => (None, None),
         }
     }
 }
@@ -58,7 +63,7 @@ pub(super) async fn read_loop(
     mut stdout: ChildStdout,
     shared: Arc<Shared>,
     attach: oneshot::Sender<std::result::Result<(), String>>,
-    mut sink: Option<OutputSink>,
+    mut sink: Option<Route>,
 ) {
     let mut parser = Parser::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -77,7 +82,7 @@ pub(super) async fn read_loop(
                         && let Some(out) = &sink
                         && out.tx.send(raw).await.is_err()
                     {
-                        // The stream is gone; its connection goes with its last handle.
+                        // The route's receiver is gone; the connection goes with its last handle.
                         sink = None;
                     }
                 }
@@ -98,13 +103,13 @@ pub(super) async fn read_loop(
     shared.end(end);
 }
 
-/// Handles one item; returns what goes to the stream's sink, if any.
+/// Handles one item; returns what goes to the route, if any.
 fn handle(
     item: std::result::Result<Event, ParseError>,
     shared: &Shared,
     attach: &mut Option<AttachWait>,
-    sink: Option<&OutputSink>,
-) -> Option<Raw> {
+    sink: Option<&Route>,
+) -> Option<Notification> {
     match item {
         Ok(Event::Reply(reply)) if reply.flags == 0 => {
             // Not a reply to this client's commands: the initial attach block.
@@ -138,7 +143,7 @@ fn handle(
                 attach_done(attach);
             }
             let (raw, notification) = match sink {
-                Some(sink) => sink.route(notification),
+                Some(sink) => sink.split(notification),
                 None => (None, Some(notification)),
             };
             if let Some(notification) = notification

@@ -29,16 +29,14 @@
 //!
 //! The design and what was measured: docs/design/engine-streams.md.
 
+mod feed;
+
 use std::collections::VecDeque;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
-use tokio::io::AsyncReadExt;
-use tokio::sync::{Notify, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::oneshot;
 
 use super::{Snapshot, StreamEnd, StreamItem, capture_bytes, capture_command};
 use crate::client::Client;
@@ -46,104 +44,11 @@ use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::ops::Capture;
 use crate::parse::{PaneId, WindowId};
-
-/// The most one read of the FIFO takes: one [`StreamItem::Data`] of a pipe stream.
-pub(super) const CHUNK: usize = 64 * 1024;
-
-/// The size asked of the FIFO's kernel buffer (Linux's `F_SETPIPE_SZ`; the default 64 KiB makes
-/// `cat` and the reader take turns more often). Unprivileged processes get up to
-/// `/proc/sys/fs/pipe-max-size`, 1 MiB by default; a refusal leaves the default.
-const PIPE_SIZE: i32 = 1 << 20;
+use feed::{Feed, Took};
 
 /// How long the pipe of an exited pane must stay quiet before [`PipeSource::finish`] ends
 /// the stream: its bytes are past tmux already, in the kernel's buffers and `cat`.
 const DRAIN_QUIET: Duration = Duration::from_millis(50);
-
-/// What the reader hands the consumer: chunks of the FIFO up to a budget of bytes, then, once
-/// one did not fit, nothing more (the reader goes on reading and dropping).
-#[derive(Debug, Default)]
-struct Queue {
-    /// Full chunks (up to [`CHUNK`] bytes each), then `tail`.
-    chunks: VecDeque<Bytes>,
-    /// The last reads, joined up to [`CHUNK`] bytes: tmux 3.7c writes to a pipe in small
-    /// pieces, which kept one by one would cost more memory than they hold.
-    tail: bytes::BytesMut,
-    /// The bytes in `chunks` and `tail`.
-    bytes: usize,
-    /// A chunk did not fit: it and everything after it were dropped.
-    over: bool,
-    /// The FIFO's end came: the pipe is no longer ours to replace.
-    ended: bool,
-    /// Reading failed (then `ended` too).
-    error: Option<std::io::Error>,
-}
-
-/// The queue and its wake-up, shared by the reader task and the stream.
-#[derive(Debug, Default)]
-struct Shared {
-    queue: Mutex<Queue>,
-    notify: Notify,
-}
-
-impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// What the stream takes from a feed.
-enum Took {
-    Data(Bytes),
-    /// Nothing now; the reader wakes `notify` when that changes.
-    Nothing,
-    /// Output was dropped from here: the pause.
-    Over,
-    /// The FIFO's end, after every chunk.
-    Ended,
-    Failed(std::io::Error),
-}
-
-/// One pipe of the pane and the task reading its FIFO.
-#[derive(Debug)]
-struct Feed {
-    shared: Arc<Shared>,
-    task: JoinHandle<()>,
-}
-
-impl Feed {
-    /// The first chunk queued (at most [`CHUNK`] bytes), or what the queue's state says.
-    fn take(&self) -> Took {
-        let mut queue = self.shared.lock();
-        let data = match queue.chunks.pop_front() {
-            Some(chunk) => Some(chunk),
-            None if !queue.tail.is_empty() => Some(queue.tail.split().freeze()),
-            None => None,
-        };
-        if let Some(data) = data {
-            queue.bytes -= data.len();
-            return Took::Data(data);
-        }
-        if queue.over {
-            Took::Over
-        } else if let Some(e) = queue.error.take() {
-            Took::Failed(e)
-        } else if queue.ended {
-            Took::Ended
-        } else {
-            Took::Nothing
-        }
-    }
-
-    fn ended(&self) -> bool {
-        self.shared.lock().ended
-    }
-}
-
-impl Drop for Feed {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
 
 /// The pipe side of a [`super::PaneStream`].
 #[derive(Debug)]
@@ -182,50 +87,15 @@ fn fifo_path(client: &Client, id: u64, generation: u64) -> PathBuf {
 /// `pipe-pane -O -t PANE 'exec cat > FIFO'`.
 fn pipe_command(pane: &str, fifo: &Path) -> Command {
     let mut line = b"exec cat > ".to_vec();
-    line.extend_from_slice(&crate::jobs::sh_quote(fifo.as_os_str().as_bytes()));
+    line.extend_from_slice(&crate::fifo::sh_quote(fifo.as_os_str().as_bytes()));
     Command::new("pipe-pane").args(["-O", "-t", pane]).arg(line)
 }
 
 /// Lets a blocked open of `path`'s read side go (by opening its write side once), for a
 /// pipe that will never come; then removes the name.
 async fn unblock(path: &Path) {
-    let _ = crate::jobs::write_fifo(path, b"").await;
+    let _ = crate::fifo::write_fifo(path, b"").await;
     let _ = std::fs::remove_file(path);
-}
-
-/// Reads the FIFO at full speed into the queue, up to `budget` bytes held; from the first
-/// read that does not fit, everything is dropped (the pipe keeps being read, so tmux buffers
-/// nothing). Ends at the FIFO's end.
-async fn pump(mut fifo: tokio::net::unix::pipe::Receiver, shared: Arc<Shared>, budget: usize) {
-    let mut buf = vec![0u8; CHUNK];
-    loop {
-        let read = fifo.read(&mut buf).await;
-        let mut queue = shared.lock();
-        match read {
-            Ok(0) => queue.ended = true,
-            Ok(_) if queue.over => continue,
-            Ok(n) if queue.bytes + n > budget => queue.over = true,
-            Ok(n) => {
-                if queue.tail.len() + n > CHUNK {
-                    let full = queue.tail.split().freeze();
-                    queue.chunks.push_back(full);
-                }
-                queue.tail.extend_from_slice(&buf[..n]);
-                queue.bytes += n;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                queue.ended = true;
-                queue.error = Some(e);
-            }
-        }
-        let done = queue.ended;
-        drop(queue);
-        shared.notify.notify_one();
-        if done {
-            return;
-        }
-    }
 }
 
 /// What opening a pipe found.
@@ -544,7 +414,7 @@ async fn detached_open(
     open_timeout: Duration,
 ) -> Result<oneshot::Receiver<Result<Opened>>> {
     let path = fifo_path(client, id, generation);
-    crate::jobs::make_fifo(&path)?;
+    crate::fifo::make_fifo(&path)?;
     let (tx, rx) = oneshot::channel();
     let client = client.clone();
     let target = target.to_string();
@@ -615,17 +485,8 @@ async fn open_feed(
     };
     // Both sides are open: the name is no longer needed.
     let _ = std::fs::remove_file(&path);
-    set_pipe_size(&file);
-    let fifo = tokio::net::unix::pipe::Receiver::from_file(file)
-        .map_err(|e| Error::io("reading a stream's FIFO", e))?;
-    let shared = Arc::new(Shared::default());
-    let task = tokio::spawn(pump(fifo, shared.clone(), capacity.max(1) * CHUNK));
+    let feed = Feed::start(file, capacity)?;
     let mut before_replies = replies;
     before_replies.pop();
-    Ok(Opened::Ours(Feed { shared, task }, before_replies))
-}
-
-fn set_pipe_size(file: &std::fs::File) {
-    // A failure only leaves the default size.
-    let _ = nix::fcntl::fcntl(file, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE));
+    Ok(Opened::Ours(feed, before_replies))
 }

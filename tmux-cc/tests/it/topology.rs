@@ -528,3 +528,88 @@ async fn a_lagged_topology_lists_again() {
     assert_eq!(model, fresh);
     assert_eq!(fresh.windows[0].panes.len(), 1);
 }
+
+/// A watch name in use on the client is refused (tmux would replace that subscription); once
+/// the watch is cancelled or dropped, the name is free again.
+#[tokio::test]
+async fn a_watch_name_in_use_is_refused_until_that_watch_goes() {
+    let env = env("watch-dup").await;
+    let c = &env.client;
+    let first = c
+        .watch("mine", WatchScope::Session, "#{session_name}")
+        .await
+        .unwrap();
+    let err = c
+        .watch("mine", WatchScope::Session, "#{session_id}")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "refused: a watch of that name is open on this client (tmux would replace it): cancel or drop it first, or pick another name"
+    );
+    // Another client has names of its own.
+    let other = env.server.connect(Default::default()).await.unwrap();
+    let theirs = other
+        .watch("mine", WatchScope::Session, "#{session_id}")
+        .await
+        .unwrap();
+    first.cancel().await.unwrap();
+    let second = c
+        .watch("mine", WatchScope::Session, "#{session_id}")
+        .await
+        .unwrap();
+    drop(second);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let third = loop {
+        // A dropped watch frees its name once tmux has dropped the subscription.
+        match c.watch("mine", WatchScope::Session, "#{session_id}").await {
+            Ok(watch) => break watch,
+            Err(Error::Refused(_)) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Err(e) => panic!("the name was not freed by the drop: {e}"),
+        }
+    };
+    drop((third, theirs));
+}
+
+/// A topology read too late holds its capacity of events: the reader gets `Lagged` with how
+/// many were dropped, then the newest ones, and the model is whole.
+#[tokio::test]
+async fn topology_events_are_bounded_and_a_lag_is_told() {
+    let env = env("topo-lag").await;
+    let client = env.client.clone();
+    let dir = tempfile::tempdir().unwrap();
+    session(&client, "s0", 80, 24, dir.path()).await;
+    let mut topology = Topology::start_with(&client, 2).await.unwrap();
+    for n in 1..=4 {
+        session(&client, &format!("s{n}"), 80, 24, dir.path()).await;
+    }
+    // Every session in the model: every event is sent by now.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while topology.current().sessions.len() < 5 {
+        assert!(
+            Instant::now() < deadline,
+            "the model never had the 5 sessions"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let first = topology.next_event().await.unwrap();
+    let TopologyEvent::Lagged { missed } = first else {
+        panic!("expected Lagged first, got {first:?}");
+    };
+    // 4 sessions added, each with its window: 8 events at least, 2 of them kept.
+    assert!(missed >= 6, "missed {missed}");
+    let mut kept = Vec::new();
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(200), topology.next_event()).await
+    {
+        kept.push(event);
+    }
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept.iter()
+            .all(|e| !matches!(e, TopologyEvent::Lagged { .. })),
+        "{kept:?}"
+    );
+}
