@@ -18,6 +18,7 @@
 //! `Activity` keeps the deadlines instead.
 
 mod activity;
+mod strangers;
 
 use std::convert::Infallible;
 use std::io;
@@ -39,10 +40,17 @@ use crate::bodies::Body;
 use crate::mcp::McpState;
 use crate::peer::Peer;
 use activity::{Activity, ActivityIo};
+pub use strangers::MAX_HANDSHAKING;
+use strangers::{Place, Strangers};
 
-/// How long a TLS handshake, and then the header of each request, may take: Go's
-/// ReadHeaderTimeout, which also bounds the handshake (`docs/design/transport.md`, Timeouts).
+/// How long the header of each request may take: Go's ReadHeaderTimeout
+/// (`docs/design/transport.md`, Timeouts).
 pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may take from its accept to the end of its TLS handshake: a
+/// handshake is two round trips, a second on the slowest links, and a lost packet adds the
+/// first TCP retransmission timeout, one second (`docs/design/transport.md`, Timeouts).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a connection may wait for its next request before ratd closes it: Go's
 /// IdleTimeout (`docs/design/transport.md`, Timeouts).
@@ -64,13 +72,11 @@ pub(crate) async fn accept_loop(
     hard_stop: CancellationToken,
 ) {
     let refusals = Arc::new(RefusalLog::default());
+    let strangers = Arc::new(Strangers::default());
     loop {
-        // A place first: at the cap, new connections wait in the kernel's listen backlog
-        // (neither accepted nor refused) until one closes.
-        let permit = tokio::select! {
-            permit = cap.acquire() => permit,
-            () = stop.cancelled() => break,
-        };
+        // Accepted at once, whatever the number of connections: a connection before the end
+        // of its handshake takes a place among the strangers (the oldest is closed beyond
+        // MAX_HANDSHAKING), and one of `cap` only once its certificate was verified.
         let (tcp, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -83,9 +89,11 @@ pub(crate) async fn accept_loop(
             },
             () = stop.cancelled() => break,
         };
+        let place = strangers.admit();
         let _ = tcp.set_nodelay(true);
         tracker.spawn(serve_connection(
-            permit,
+            place,
+            cap.clone(),
             tcp,
             addr,
             acceptor.clone(),
@@ -97,9 +105,10 @@ pub(crate) async fn accept_loop(
     }
 }
 
-/// The cap on connections held at once (`--max-connections`), shared by every listener: a
-/// permit per connection, given back when it closes. Reaching it is logged at most once every
-/// 10 seconds, with how many times it was met since the last line.
+/// The cap on connections of clients held at once (`--max-connections`), shared by every
+/// listener: a permit per connection whose certificate was verified, given back when it
+/// closes. Reaching it is logged at most once every 10 seconds, with how many times it was met
+/// since the last line.
 pub(crate) struct ConnectionCap {
     permits: Arc<tokio::sync::Semaphore>,
     most: usize,
@@ -144,7 +153,7 @@ impl ConnectionCap {
         tracing::warn!(
             max_connections = self.most,
             times,
-            "connection cap reached: new connections wait in the listen backlog until one closes (--max-connections)"
+            "connection cap reached: new connections of clients wait after their handshake until one closes (--max-connections)"
         );
     }
 }
@@ -153,7 +162,8 @@ impl ConnectionCap {
 /// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
 #[allow(clippy::too_many_arguments)]
 async fn serve_connection(
-    _permit: tokio::sync::OwnedSemaphorePermit,
+    place: Place,
+    cap: Arc<ConnectionCap>,
     tcp: TcpStream,
     addr: SocketAddr,
     acceptor: TlsAcceptor,
@@ -163,10 +173,11 @@ async fn serve_connection(
     hard_stop: CancellationToken,
 ) {
     // What the client sends first tells a TLS client from a plain HTTP one or a port probe.
-    let deadline = tokio::time::Instant::now() + READ_HEADER_TIMEOUT;
+    let deadline = tokio::time::Instant::now() + HANDSHAKE_TIMEOUT;
     let mut first = [0u8; 1];
     let peeked = tokio::select! {
         peeked = tokio::time::timeout_at(deadline, tcp.peek(&mut first)) => peeked,
+        () = place.evicted.cancelled() => return,
         () = hard_stop.cancelled() => return,
     };
     match peeked {
@@ -183,7 +194,7 @@ async fn serve_connection(
         }
         Ok(Ok(_)) => {}
         Err(_) => {
-            return refusals.note(addr, "nothing was sent within 10 seconds");
+            return refusals.note(addr, "nothing was sent within 5 seconds");
         }
     }
     let handshake = acceptor.accept(tcp).into_fallible();
@@ -196,10 +207,11 @@ async fn serve_connection(
                     return linger_after_refusal(tcp, &stop, &hard_stop).await;
                 }
                 Err(_) => {
-                    return refusals.note(addr, "the TLS handshake took more than 10 seconds");
+                    return refusals.note(addr, "the TLS handshake took more than 5 seconds");
                 }
             }
         }
+        () = place.evicted.cancelled() => return,
         () = hard_stop.cancelled() => return,
     };
     let Some(client) = rat_core::mtls::peer_client_name(tls.get_ref().1) else {
@@ -207,6 +219,15 @@ async fn serve_connection(
         // checks: this is a bundle ratd's loader should not have accepted.
         return refusals.note(addr, "the client certificate names no valid client");
     };
+    // A client now: it waits for a place under --max-connections, still counted among the
+    // strangers meanwhile (so that clients waiting are bounded too), then leaves them.
+    let _permit = tokio::select! {
+        permit = cap.acquire() => permit,
+        () = place.evicted.cancelled() => return,
+        () = stop.cancelled() => return,
+        () = hard_stop.cancelled() => return,
+    };
+    drop(place);
     let peer = Peer {
         client: client.into(),
         addr,
@@ -392,7 +413,14 @@ pub(crate) async fn route(
         match crate::bodies::read_whole(tapped, crate::mcp::MAX_REQUEST_BODY_BYTES).await {
             crate::bodies::Read::Whole(body) if crate::bodies::is_batch(&body) => {
                 batch = true;
-                crate::bodies::serve_batch(&parts, &body, |request| service.handle(request)).await
+                crate::bodies::serve_batch(
+                    &parts,
+                    &body,
+                    shared.read_budget,
+                    &shared.batches,
+                    |request| service.handle(request),
+                )
+                .await
             }
             crate::bodies::Read::Whole(body) => {
                 let response = service

@@ -93,7 +93,7 @@ impl Drop for Counted<'_> {
 /// Runs the tools of rat-core for the sessions of one tenant.
 pub(crate) struct Runner {
     controller: Controller,
-    read_budget: ReadBudget,
+    pub(crate) read_budget: ReadBudget,
     pub(crate) in_flight: Arc<InFlight>,
 }
 
