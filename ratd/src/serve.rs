@@ -81,9 +81,15 @@ pub(crate) async fn accept_loop(
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
-                    // EMFILE and friends: say so, breathe, and keep the door open.
-                    tracing::warn!(%error, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    // EMFILE and friends: a stranger gives its file descriptor back if there is
+                    // one (a flood, logged as such); else say so, breathe, and keep the door
+                    // open.
+                    if !strangers.evict_oldest() {
+                        tracing::warn!(%error, "accepting a connection failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    } else {
+                        tokio::task::yield_now().await;
+                    }
                     continue;
                 }
             },
@@ -173,7 +179,7 @@ async fn serve_connection(
     hard_stop: CancellationToken,
 ) {
     // What the client sends first tells a TLS client from a plain HTTP one or a port probe.
-    let deadline = tokio::time::Instant::now() + HANDSHAKE_TIMEOUT;
+    let deadline = place.deadline(tokio::time::Instant::now());
     let mut first = [0u8; 1];
     let peeked = tokio::select! {
         peeked = tokio::time::timeout_at(deadline, tcp.peek(&mut first)) => peeked,
@@ -194,7 +200,7 @@ async fn serve_connection(
         }
         Ok(Ok(_)) => {}
         Err(_) => {
-            return refusals.note(addr, "nothing was sent within 5 seconds");
+            return refusals.note(addr, "nothing was sent within the handshake's 5 seconds");
         }
     }
     let handshake = acceptor.accept(tcp).into_fallible();
@@ -207,7 +213,7 @@ async fn serve_connection(
                     return linger_after_refusal(tcp, &stop, &hard_stop).await;
                 }
                 Err(_) => {
-                    return refusals.note(addr, "the TLS handshake took more than 5 seconds");
+                    return refusals.note(addr, "the TLS handshake took more than its 5 seconds");
                 }
             }
         }
@@ -595,6 +601,7 @@ fn bind_one(addr: SocketAddr, only_v6: Option<bool>) -> io::Result<TcpListener> 
     socket.set_reuse_address(true)?;
     socket.set_nonblocking(true)?;
     socket.bind(&addr.into())?;
-    socket.listen(1024)?;
+    // The kernel caps it (net.core.somaxconn, 4096 on Linux 5.4 and later).
+    socket.listen(4096)?;
     TcpListener::from_std(socket.into())
 }
