@@ -285,3 +285,104 @@ async fn certificate_holders_are_served_through_a_flood_of_strangers() {
         .count();
     assert_eq!(floods, 1, "{:#?}", &ratd.seen[..ratd.seen.len().min(40)]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_cut_by_a_kill_of_ratd_is_told_by_the_next_read() {
+    use crate::common::Bundle;
+    use crate::service_common::call;
+    // The same HOME for both ratds: the journal of writes in progress is kept under it.
+    let home = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let file = files.path().join("big.txt");
+    std::fs::write(&file, "x".repeat(1 << 20)).unwrap();
+    let path = file.to_str().unwrap().to_owned();
+    let bundle = Bundle::generate(&crate::common::unique_tenant(), &["alice"]);
+    let tenant = bundle.tenant.clone();
+    let copy = Bundle {
+        dir: tempfile::tempdir().unwrap(),
+        tenant: tenant.clone(),
+    };
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(bundle.root())
+        .arg(copy.root())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let spawn = |bundle: Bundle, hold: bool| {
+        let home = home.path().to_owned();
+        Daemon::spawn_on(bundle, &[], move |command| {
+            command
+                .env("HOME", &home)
+                .stderr(std::process::Stdio::piped());
+            if hold {
+                // The test hook of rat-core (feature test-support): the write of big.txt waits
+                // 60 s after its truncate.
+                command
+                    .env("RAT_TEST_HOLD_NAME", "big.txt")
+                    .env("RAT_TEST_HOLD_AFTER_TRUNCATE", "60");
+            }
+            Box::new(std::io::empty())
+        })
+        .with_piped_stderr()
+    };
+
+    let mut first = spawn(bundle, true);
+    first.wait_serving();
+    let client = first.mcp("alice").await;
+    let began = std::time::SystemTime::now();
+    let content = "y".repeat(1 << 20);
+    let write = tokio::spawn({
+        let path = path.clone();
+        async move {
+            // Never answered: ratd is killed during it.
+            let arguments = serde_json::json!({"path": path, "content": content});
+            let serde_json::Value::Object(arguments) = arguments else {
+                unreachable!()
+            };
+            let _ = client
+                .call_tool(
+                    rmcp::model::CallToolRequestParams::new("write_file").with_arguments(arguments),
+                )
+                .await;
+        }
+    });
+    // Truncated, then held: ratd is killed there, as the OOM killer would.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&file).unwrap().len() != 0 {
+        assert!(std::time::Instant::now() < deadline, "never truncated");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    first.signal(nix::sys::signal::Signal::SIGKILL);
+    let _ = tokio::task::spawn_blocking(move || {
+        let _ = first.wait_exit();
+    })
+    .await;
+    write.abort();
+
+    let mut second = spawn(copy, false);
+    second.wait_serving();
+    let client = second.mcp("alice").await;
+    let (text, is_error) = call(&client, "read_file", serde_json::json!({"path": path})).await;
+    assert!(!is_error, "{text}");
+    let (first_line, rest) = text.split_once('\n').expect("two lines");
+    let told = |at: std::time::SystemTime| {
+        format!(
+            "A write_file of 1 MiB to this file was cut short at {}: ratd ended during it. The file may be partial or empty: check it, and write it again if needed.",
+            rat_core::mtls::format_time(at)
+        )
+    };
+    assert!(
+        [began, began + Duration::from_secs(1)]
+            .into_iter()
+            .any(|at| told(at) == first_line),
+        "{text}"
+    );
+    assert!(
+        rest.starts_with(&format!("[{path}: empty, modified ")),
+        "{text}"
+    );
+    // Told once.
+    let (again, _) = call(&client, "read_file", serde_json::json!({"path": path})).await;
+    assert!(again.starts_with(&format!("[{path}: empty")), "{again}");
+}
