@@ -3,15 +3,15 @@
 //!
 //! Shape of a connection: TCP accept, then the TLS handshake with the bundle's rustls
 //! configuration (TLS 1.3, a client certificate of the bundle's CA required, ALPN http/1.1),
-//! bounded by [`READ_HEADER_TIMEOUT`]; the client name is read from the verified certificate;
-//! then hyper serves HTTP/1.1 on the connection, each request going to `route`. A client
+//! bounded by [`HANDSHAKE_TIMEOUT`] and counted apart from clients (`strangers`); the client
+//! name is read from the verified certificate; then hyper serves HTTP/1.1 on the connection, each request going to `route`. A client
 //! without a certificate of the bundle never gets past the handshake: no handler runs for it.
 //! Its connection gets the alert, a FIN, and is read until the client closes it (at most
 //! [`REFUSAL_LINGER`]), so that no TCP reset destroys the alert before the client reads it.
 //!
-//! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake and the header of
-//! each request take [`READ_HEADER_TIMEOUT`] at most (for a request after the first, counted
-//! from its first byte), a connection waiting for its next request is closed after
+//! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake takes
+//! [`HANDSHAKE_TIMEOUT`] at most, the header of each request [`READ_HEADER_TIMEOUT`] (for a
+//! request after the first, counted from its first byte), a connection waiting for its next request is closed after
 //! [`IDLE_TIMEOUT`], and nothing bounds reading a body or writing a response (a 4 MiB request
 //! on a slow link must not be cut). hyper's own header timeout starts as soon as a kept-alive
 //! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and

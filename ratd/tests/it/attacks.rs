@@ -386,3 +386,91 @@ async fn a_write_cut_by_a_kill_of_ratd_is_told_by_the_next_read() {
     let (again, _) = call(&client, "read_file", serde_json::json!({"path": path})).await;
     assert!(again.starts_with(&format!("[{path}: empty")), "{again}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extra_field_in_tool_arguments_is_refused_by_its_name() {
+    let mut served = crate::common::Served::start(&["alice"]).await;
+    let client = served.mcp("alice").await;
+    let schema = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|tool| tool.name == "read_file")
+        .unwrap()
+        .input_schema;
+    assert_eq!(schema["additionalProperties"], false);
+    let (text, is_error) = crate::service_common::call(
+        &client,
+        "read_file",
+        serde_json::json!({"path": "/etc/hostname", "recursive": true}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "The arguments of read_file are not valid: unknown field `recursive`, expected one of `path`, `start_line`, `max_lines`, `line_numbers`. Nothing was done: call read_file again with arguments that follow its input schema."
+    );
+    client.cancel().await.unwrap();
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_clients_of_two_certificates_make_200_mixed_calls_each_without_an_error() {
+    const CLIENTS: usize = 50;
+    const CALLS: usize = 200;
+    let mut ratd = Daemon::spawn(&[]);
+    ratd.wait_serving();
+    let pid = ratd.pid().as_raw();
+    let files = tempfile::tempdir().unwrap();
+    let mut clients = Vec::new();
+    for i in 0..CLIENTS {
+        let name = if i % 2 == 0 { "alice" } else { "bob" };
+        clients.push(ratd.mcp(name).await);
+    }
+    let before = status_kib(pid, "VmRSS");
+    let started = std::time::Instant::now();
+    let runs = clients.iter().enumerate().map(|(i, client)| {
+        let path = files.path().join(format!("f{i}.txt"));
+        let path = path.to_str().unwrap().to_owned();
+        async move {
+            let mut errors = Vec::new();
+            for call in 0..CALLS {
+                // A quarter through tmux (list_windows, read_window), the rest files.
+                let (tool, arguments) = match call % 8 {
+                    0 => ("list_windows", serde_json::json!({})),
+                    1 => ("read_window", serde_json::json!({"window": "main"})),
+                    2 | 4 | 6 => (
+                        "write_file",
+                        serde_json::json!({"path": path, "content": format!("call {call}\n").repeat(100)}),
+                    ),
+                    _ => ("read_file", serde_json::json!({"path": path})),
+                };
+                let (text, is_error) =
+                    crate::service_common::call(client, tool, arguments).await;
+                if is_error {
+                    errors.push(format!("client {i}, call {call} ({tool}): {text}"));
+                }
+            }
+            errors
+        }
+    });
+    let errors: Vec<String> = futures::future::join_all(runs)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    let took = started.elapsed();
+    let peak = status_kib(pid, "VmHWM");
+    for client in clients {
+        let _ = client.cancel().await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = status_kib(pid, "VmRSS");
+    eprintln!(
+        "{CLIENTS} clients x {CALLS} calls in {:.1} s: ratd RSS {before} KiB before, {peak} KiB at peak, {after} KiB after",
+        took.as_secs_f64()
+    );
+    assert_eq!(errors, Vec::<String>::new());
+    assert!(peak < RSS_BOUND_KIB, "ratd reached {peak} KiB");
+}
