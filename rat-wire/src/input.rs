@@ -5,6 +5,10 @@
 //! The `window` argument of the four tools taking one carries `"x-mcp-header": "Window"`: from
 //! protocol 2026-07-28 on, the client mirrors it into the `Mcp-Param-Window` HTTP header
 //! (SEP-2243), which `rat` computes from the same schemas ([`crate::tool::input_schemas`]).
+//!
+//! A field no input has is refused, naming it (serde's `unknown field`), and the schemas say
+//! so (`additionalProperties: false`, which schemars writes for `deny_unknown_fields`): a
+//! misspelt optional argument silently ignored would do what the agent did not ask.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -16,10 +20,12 @@ pub const MAX_WAIT_SECONDS: u32 = 50;
 
 /// Input of `list_windows`: nothing.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListWindows {}
 
 /// Input of `create_window`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateWindow {
     /// The name of the window: letters, digits, '_' and '-', up to 32 characters, not digits only.
     pub name: String,
@@ -27,6 +33,7 @@ pub struct CreateWindow {
 
 /// Input of `close_window`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CloseWindow {
     /// The name of the window.
     pub name: String,
@@ -36,6 +43,7 @@ pub struct CloseWindow {
 /// whether the text runs, and forgetting it fails validation instead of silently leaving a
 /// command unrun (false) or running text meant to wait (true).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SendText {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
@@ -52,6 +60,7 @@ pub struct SendText {
 
 /// Input of `send_keys`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SendKeys {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
@@ -68,6 +77,7 @@ pub struct SendKeys {
 /// any count is taken, clamped to the history there is (the schema tells no bound above, and a
 /// count beyond 32 bits reads as the most a `u32` holds).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReadWindow {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
@@ -92,6 +102,7 @@ fn any_count_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 /// Input of `wait_window`: `max_seconds` bounded by the schema, 20 by default.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct WaitWindow {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
@@ -150,6 +161,7 @@ impl WaitWindow {
 
 /// The input of write_file: `{path, content}`, both required (the content may be empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[schemars(description = "")]
 pub struct WriteFile {
     /// absolute, or starting with ~/ for the home directory
@@ -163,6 +175,7 @@ pub struct WriteFile {
 /// missing number), and so is `max_lines` 0; `max_lines` is unsigned, so that the schema refuses
 /// a negative number.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[schemars(description = "")]
 pub struct ReadFile {
     /// absolute, or starting with ~/ for the home directory

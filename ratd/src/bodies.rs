@@ -26,6 +26,65 @@ const NO_BATCHES_FROM: &str = "2025-06-18";
 /// The version a request without `MCP-Protocol-Version` is read as (MCP's rule, rmcp's too).
 const VERSION_WITHOUT_HEADER: &str = "2025-03-26";
 
+/// The most messages ratd serves in one batch (`docs/design/transport.md`, Batches).
+pub(crate) const MAX_BATCH_MESSAGES: usize = 64;
+
+/// The most the results of one batch may add up to, each message counted at the read budget
+/// (the most one result holds): 16 MiB, the largest read budget, so that a batch of one
+/// message is always served (`docs/design/transport.md`, Batches).
+pub(crate) const MAX_BATCH_RESULT_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many messages of a batch are served at once; the others wait their turn.
+pub(crate) const BATCH_CONCURRENCY: usize = 8;
+
+/// How many batches a ratd serves at once, whatever their connections; the others wait their
+/// turn (`docs/design/transport.md`, Batches).
+pub(crate) const BATCHES_AT_ONCE: usize = 2;
+
+/// The most messages of one batch with `read_budget`: [`MAX_BATCH_MESSAGES`], fewer when
+/// their results, counted at the read budget each, would be over [`MAX_BATCH_RESULT_BYTES`].
+pub(crate) fn batch_limit(read_budget: rat_core::result::ReadBudget) -> usize {
+    (MAX_BATCH_RESULT_BYTES / read_budget.bytes().max(1)).clamp(1, MAX_BATCH_MESSAGES)
+}
+
+/// The answer to a batch of `count` messages over [`batch_limit`]: refused whole before any
+/// message is served, with one JSON-RPC error without identifier naming both limits.
+fn batch_too_large(count: usize, read_budget: rat_core::result::ReadBudget) -> Response<Body> {
+    let limit = batch_limit(read_budget);
+    json_error(
+        StatusCode::BAD_REQUEST,
+        -32600,
+        &format!(
+            "Invalid Request: a batch of {count} messages, over what ratd serves in one batch: \
+             {MAX_BATCH_MESSAGES} messages, and 16 MiB of results counting each message at the \
+             read budget ({read_budget}), so {limit} messages at most here; no message of it was \
+             served: send fewer messages per batch, or one message per request"
+        ),
+    )
+}
+
+/// How many elements the JSON array `body` holds, counted without building them.
+fn count_elements(body: &[u8]) -> serde_json::Result<usize> {
+    struct Count;
+    impl<'de> serde::de::Visitor<'de> for Count {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON array")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                count += 1;
+            }
+            Ok(count)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_slice(body);
+    let count = serde::Deserializer::deserialize_seq(&mut reader, Count)?;
+    reader.end()?;
+    Ok(count)
+}
+
 /// What a body read whole is.
 pub(crate) enum Read {
     /// The body, within the limit.
@@ -142,9 +201,11 @@ fn version_of(headers: &HeaderMap) -> &str {
 }
 
 /// Serves a batch (`body`, a JSON array) of a POST whose head is `parts`: refused from protocol
-/// 2025-06-18 on (HTTP 400, the Go SDK's words); up to 2025-03-26, each message is served as a
-/// POST of its own with the same headers by `serve` (concurrently: a batch takes as long as
-/// its longest call), and the answers are returned as one array, in the order of the batch;
+/// 2025-06-18 on (HTTP 400, the Go SDK's words); over [`batch_limit`] for `read_budget`,
+/// refused whole before any message is served (HTTP 400, one JSON-RPC error); else each
+/// message is served as a POST of its own with the same headers by `serve`
+/// ([`BATCH_CONCURRENCY`] at once, once one of the [`BATCHES_AT_ONCE`] places of `batches` is
+/// free), and the answers are returned as one array, in the order of the batch;
 /// only notifications (or answers) in it: 202 and no body. An element that is not a JSON-RPC
 /// message gets its invalid request error in the array, as JSON-RPC 2.0 has it; an empty batch
 /// is one invalid request. A message refused before it is read (406 for a missing Accept, an
@@ -152,6 +213,8 @@ fn version_of(headers: &HeaderMap) -> &str {
 pub(crate) async fn serve_batch<F, Fut>(
     parts: &http::request::Parts,
     body: &[u8],
+    read_budget: rat_core::result::ReadBudget,
+    batches: &tokio::sync::Semaphore,
     serve: F,
 ) -> Response<Body>
 where
@@ -172,6 +235,13 @@ where
             )
             .expect("a text response is valid");
     }
+    match count_elements(body) {
+        Ok(count) if count > batch_limit(read_budget) => {
+            return batch_too_large(count, read_budget);
+        }
+        Ok(_) => {}
+        Err(_) => return not_a_message(body),
+    }
     let items = match serde_json::from_slice::<Vec<Value>>(body) {
         Ok(items) => items,
         Err(_) => return not_a_message(body),
@@ -183,19 +253,26 @@ where
             "Invalid Request: an empty batch: send at least one JSON-RPC message in it",
         );
     }
-    let answers = futures::future::join_all(items.into_iter().map(|item| {
-        let request = item_request(parts, &item);
-        let serve = &serve;
-        async move {
-            match request {
-                Ok(request) => Some(serve(request).await),
-                Err(invalid) => Some(json_error(StatusCode::OK, -32600, &invalid)),
+    let _place = batches
+        .acquire()
+        .await
+        .expect("the batches' semaphore is never closed");
+    let answers: Vec<Response<Body>> = futures::StreamExt::collect(futures::StreamExt::buffered(
+        futures::stream::iter(items.into_iter().map(|item| {
+            let request = item_request(parts, &item);
+            let serve = &serve;
+            async move {
+                match request {
+                    Ok(request) => serve(request).await,
+                    Err(invalid) => json_error(StatusCode::OK, -32600, &invalid),
+                }
             }
-        }
-    }))
+        })),
+        BATCH_CONCURRENCY,
+    ))
     .await;
     let mut array = Vec::new();
-    for answer in answers.into_iter().flatten() {
+    for answer in answers {
         let (head, body) = answer.into_parts();
         let bytes = collect(body).await;
         if bytes.iter().all(u8::is_ascii_whitespace) && head.status.is_success() {

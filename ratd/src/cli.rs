@@ -45,8 +45,9 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_read_budget)]
     pub read_budget: ReadBudget,
 
-    /// The most connections held at once: beyond, new connections wait in the listen backlog
-    /// until one closes (logged). Each takes a file descriptor: ratd raises its soft file
+    /// The most connections of clients held at once: beyond, a new client waits after its TLS
+    /// handshake until one closes (logged). Connections before their handshake are bounded
+    /// apart. Each takes a file descriptor: ratd raises its soft file
     /// limit to the hard one at start, and warns when that is too low for this many.
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS, value_parser = parse_max_connections)]
     pub max_connections: usize,

@@ -161,6 +161,20 @@ impl Ratd {
         if let Some(home) = &config.home {
             terminals.home = home.clone();
         }
+        // The writes in progress, for a write cut by the end of a former ratd to be told
+        // (`docs/design/files.md`, Writes cut short). Without it, writes are not noted.
+        let journal_dir = terminals
+            .home
+            .join(".local/state/rat")
+            .join(&tenant)
+            .join("writes");
+        let journal = match rat_core::files::journal::Journal::open(&journal_dir) {
+            Ok(journal) => Some(Arc::new(journal)),
+            Err(error) => {
+                tracing::warn!(dir = %journal_dir.display(), %error, "the journal of writes in progress can not be kept: a write cut by the end of ratd will not be told");
+                None
+            }
+        };
         let controller =
             Controller::start(terminals)
                 .await
@@ -189,7 +203,8 @@ impl Ratd {
                 });
             }
         };
-        let runner = tools::Runner::new(controller.clone(), config.read_budget);
+        let mut runner = tools::Runner::new(controller.clone(), config.read_budget);
+        runner.journal = journal;
         let addrs = listeners
             .iter()
             .filter_map(|l| l.local_addr().ok())

@@ -51,6 +51,10 @@ pub(crate) struct McpState {
     /// The status line: last seen per session, degradations, waits
     /// (`docs/design/status-and-logs.md`).
     pub(crate) status: Arc<crate::service::status::Status>,
+    /// The read budget: each message of a batch is counted at it (`bodies::batch_limit`).
+    pub(crate) read_budget: rat_core::result::ReadBudget,
+    /// The places of the batches served at once (`bodies::BATCHES_AT_ONCE`).
+    pub(crate) batches: tokio::sync::Semaphore,
     sessions: Arc<NeverSessionManager>,
     http: StreamableHttpServerConfig,
 }
@@ -82,6 +86,8 @@ impl McpState {
         Self {
             info,
             tools,
+            read_budget: runner.read_budget,
+            batches: tokio::sync::Semaphore::new(crate::bodies::BATCHES_AT_ONCE),
             runner,
             status,
             sessions: Arc::new(NeverSessionManager::default()),

@@ -3,21 +3,22 @@
 //!
 //! Shape of a connection: TCP accept, then the TLS handshake with the bundle's rustls
 //! configuration (TLS 1.3, a client certificate of the bundle's CA required, ALPN http/1.1),
-//! bounded by [`READ_HEADER_TIMEOUT`]; the client name is read from the verified certificate;
-//! then hyper serves HTTP/1.1 on the connection, each request going to `route`. A client
+//! bounded by [`HANDSHAKE_TIMEOUT`] and counted apart from clients (`strangers`); the client
+//! name is read from the verified certificate; then hyper serves HTTP/1.1 on the connection, each request going to `route`. A client
 //! without a certificate of the bundle never gets past the handshake: no handler runs for it.
 //! Its connection gets the alert, a FIN, and is read until the client closes it (at most
 //! [`REFUSAL_LINGER`]), so that no TCP reset destroys the alert before the client reads it.
 //!
-//! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake and the header of
-//! each request take [`READ_HEADER_TIMEOUT`] at most (for a request after the first, counted
-//! from its first byte), a connection waiting for its next request is closed after
+//! Timeouts, as Go's net/http has them and hyper does not: the TLS handshake takes
+//! [`HANDSHAKE_TIMEOUT`] at most, the header of each request [`READ_HEADER_TIMEOUT`] (for a
+//! request after the first, counted from its first byte), a connection waiting for its next request is closed after
 //! [`IDLE_TIMEOUT`], and nothing bounds reading a body or writing a response (a 4 MiB request
 //! on a slow link must not be cut). hyper's own header timeout starts as soon as a kept-alive
 //! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and
 //! `Activity` keeps the deadlines instead.
 
 mod activity;
+mod strangers;
 
 use std::convert::Infallible;
 use std::io;
@@ -39,10 +40,17 @@ use crate::bodies::Body;
 use crate::mcp::McpState;
 use crate::peer::Peer;
 use activity::{Activity, ActivityIo};
+pub use strangers::MAX_HANDSHAKING;
+use strangers::{Place, Strangers};
 
-/// How long a TLS handshake, and then the header of each request, may take: Go's
-/// ReadHeaderTimeout, which also bounds the handshake (`docs/design/transport.md`, Timeouts).
+/// How long the header of each request may take: Go's ReadHeaderTimeout
+/// (`docs/design/transport.md`, Timeouts).
 pub const READ_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may take from its accept to the end of its TLS handshake: a
+/// handshake is two round trips, a second on the slowest links, and a lost packet adds the
+/// first TCP retransmission timeout, one second (`docs/design/transport.md`, Timeouts).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a connection may wait for its next request before ratd closes it: Go's
 /// IdleTimeout (`docs/design/transport.md`, Timeouts).
@@ -64,28 +72,34 @@ pub(crate) async fn accept_loop(
     hard_stop: CancellationToken,
 ) {
     let refusals = Arc::new(RefusalLog::default());
+    let strangers = Arc::new(Strangers::default());
     loop {
-        // A place first: at the cap, new connections wait in the kernel's listen backlog
-        // (neither accepted nor refused) until one closes.
-        let permit = tokio::select! {
-            permit = cap.acquire() => permit,
-            () = stop.cancelled() => break,
-        };
+        // Accepted at once, whatever the number of connections: a connection before the end
+        // of its handshake takes a place among the strangers (the oldest is closed beyond
+        // MAX_HANDSHAKING), and one of `cap` only once its certificate was verified.
         let (tcp, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
-                    // EMFILE and friends: say so, breathe, and keep the door open.
-                    tracing::warn!(%error, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    // EMFILE and friends: a stranger gives its file descriptor back if there is
+                    // one (a flood, logged as such); else say so, breathe, and keep the door
+                    // open.
+                    if !strangers.evict_oldest() {
+                        tracing::warn!(%error, "accepting a connection failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    } else {
+                        tokio::task::yield_now().await;
+                    }
                     continue;
                 }
             },
             () = stop.cancelled() => break,
         };
+        let place = strangers.admit();
         let _ = tcp.set_nodelay(true);
         tracker.spawn(serve_connection(
-            permit,
+            place,
+            cap.clone(),
             tcp,
             addr,
             acceptor.clone(),
@@ -97,9 +111,10 @@ pub(crate) async fn accept_loop(
     }
 }
 
-/// The cap on connections held at once (`--max-connections`), shared by every listener: a
-/// permit per connection, given back when it closes. Reaching it is logged at most once every
-/// 10 seconds, with how many times it was met since the last line.
+/// The cap on connections of clients held at once (`--max-connections`), shared by every
+/// listener: a permit per connection whose certificate was verified, given back when it
+/// closes. Reaching it is logged at most once every 10 seconds, with how many times it was met
+/// since the last line.
 pub(crate) struct ConnectionCap {
     permits: Arc<tokio::sync::Semaphore>,
     most: usize,
@@ -144,7 +159,7 @@ impl ConnectionCap {
         tracing::warn!(
             max_connections = self.most,
             times,
-            "connection cap reached: new connections wait in the listen backlog until one closes (--max-connections)"
+            "connection cap reached: new connections of clients wait after their handshake until one closes (--max-connections)"
         );
     }
 }
@@ -153,7 +168,8 @@ impl ConnectionCap {
 /// stop (graceful first: requests in flight finish; then `hard_stop` drops it).
 #[allow(clippy::too_many_arguments)]
 async fn serve_connection(
-    _permit: tokio::sync::OwnedSemaphorePermit,
+    place: Place,
+    cap: Arc<ConnectionCap>,
     tcp: TcpStream,
     addr: SocketAddr,
     acceptor: TlsAcceptor,
@@ -163,10 +179,11 @@ async fn serve_connection(
     hard_stop: CancellationToken,
 ) {
     // What the client sends first tells a TLS client from a plain HTTP one or a port probe.
-    let deadline = tokio::time::Instant::now() + READ_HEADER_TIMEOUT;
+    let deadline = place.deadline(tokio::time::Instant::now());
     let mut first = [0u8; 1];
     let peeked = tokio::select! {
         peeked = tokio::time::timeout_at(deadline, tcp.peek(&mut first)) => peeked,
+        () = place.evicted.cancelled() => return,
         () = hard_stop.cancelled() => return,
     };
     match peeked {
@@ -183,7 +200,7 @@ async fn serve_connection(
         }
         Ok(Ok(_)) => {}
         Err(_) => {
-            return refusals.note(addr, "nothing was sent within 10 seconds");
+            return refusals.note(addr, "nothing was sent within the handshake's 5 seconds");
         }
     }
     let handshake = acceptor.accept(tcp).into_fallible();
@@ -196,10 +213,11 @@ async fn serve_connection(
                     return linger_after_refusal(tcp, &stop, &hard_stop).await;
                 }
                 Err(_) => {
-                    return refusals.note(addr, "the TLS handshake took more than 10 seconds");
+                    return refusals.note(addr, "the TLS handshake took more than its 5 seconds");
                 }
             }
         }
+        () = place.evicted.cancelled() => return,
         () = hard_stop.cancelled() => return,
     };
     let Some(client) = rat_core::mtls::peer_client_name(tls.get_ref().1) else {
@@ -207,6 +225,15 @@ async fn serve_connection(
         // checks: this is a bundle ratd's loader should not have accepted.
         return refusals.note(addr, "the client certificate names no valid client");
     };
+    // A client now: it waits for a place under --max-connections, still counted among the
+    // strangers meanwhile (so that clients waiting are bounded too), then leaves them.
+    let _permit = tokio::select! {
+        permit = cap.acquire() => permit,
+        () = place.evicted.cancelled() => return,
+        () = stop.cancelled() => return,
+        () = hard_stop.cancelled() => return,
+    };
+    drop(place);
     let peer = Peer {
         client: client.into(),
         addr,
@@ -392,7 +419,14 @@ pub(crate) async fn route(
         match crate::bodies::read_whole(tapped, crate::mcp::MAX_REQUEST_BODY_BYTES).await {
             crate::bodies::Read::Whole(body) if crate::bodies::is_batch(&body) => {
                 batch = true;
-                crate::bodies::serve_batch(&parts, &body, |request| service.handle(request)).await
+                crate::bodies::serve_batch(
+                    &parts,
+                    &body,
+                    shared.read_budget,
+                    &shared.batches,
+                    |request| service.handle(request),
+                )
+                .await
             }
             crate::bodies::Read::Whole(body) => {
                 let response = service
@@ -567,6 +601,7 @@ fn bind_one(addr: SocketAddr, only_v6: Option<bool>) -> io::Result<TcpListener> 
     socket.set_reuse_address(true)?;
     socket.set_nonblocking(true)?;
     socket.bind(&addr.into())?;
-    socket.listen(1024)?;
+    // The kernel caps it (net.core.somaxconn, 4096 on Linux 5.4 and later).
+    socket.listen(4096)?;
     TcpListener::from_std(socket.into())
 }

@@ -75,8 +75,10 @@ impl Drop for Counted<'_> {
 /// Runs the tools of rat-core for the sessions of one tenant.
 pub(crate) struct Runner {
     controller: Controller,
-    read_budget: ReadBudget,
+    pub(crate) read_budget: ReadBudget,
     pub(crate) in_flight: Arc<InFlight>,
+    /// The writes in progress (`rat_core::files::journal`), when it could be opened.
+    pub(crate) journal: Option<Arc<rat_core::files::journal::Journal>>,
 }
 
 impl Runner {
@@ -85,6 +87,7 @@ impl Runner {
             controller,
             read_budget,
             in_flight: Arc::default(),
+            journal: None,
         }
     }
 
@@ -160,11 +163,17 @@ impl Runner {
             // The file tools bound their own work (a stuck file system is told as such).
             Tool::WriteFile => {
                 let input: WriteFile = arguments(name, args)?;
-                files::write_file(input, TOOL_TIMEOUT).await
+                files::write_file_noted(input, TOOL_TIMEOUT, self.journal.clone()).await
             }
             Tool::ReadFile => {
                 let input: ReadFile = arguments(name, args)?;
-                files::read_file(input, self.read_budget, TOOL_TIMEOUT).await
+                files::read_file_noted(
+                    input,
+                    self.read_budget,
+                    TOOL_TIMEOUT,
+                    self.journal.as_deref(),
+                )
+                .await
             }
         })
     }

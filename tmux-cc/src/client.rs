@@ -167,10 +167,10 @@ impl Client {
             && (service_session.is_empty()
                 || !service_session
                     .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_+".contains(&b)))
         {
             return Err(Error::Refused(
-                "a service session name holds only ASCII letters, digits, '-' and '_'",
+                "a service session name holds only ASCII letters, digits, '-', '_' and '+'",
             ));
         }
         let private_dir = PrivateDir::create(options.private_dir_parent.as_deref())?;

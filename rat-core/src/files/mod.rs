@@ -98,6 +98,7 @@ use nix::errno::Errno;
 
 use crate::result::{Outcome, ReadBudget, ToolResult};
 
+pub mod journal;
 mod read;
 #[cfg(feature = "test-support")]
 pub mod scan;
@@ -141,6 +142,16 @@ pub fn read_file_description(budget: ReadBudget) -> String {
 /// /home/u/dangling).`), plus the directories created; refusals and failures as the module doc tells. Log facts: `path`, `bytes`, `created`,
 /// `former_size`, `directories_created`.
 pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
+    write_file_noted(input, deadline, None).await
+}
+
+/// [`write_file`], noting the write in `journal` while it runs, and telling first a write a
+/// former ratd left cut at that path ([`journal::Journal::told`]).
+pub async fn write_file_noted(
+    input: WriteFile,
+    deadline: Duration,
+    journal: Option<std::sync::Arc<journal::Journal>>,
+) -> ToolResult {
     let bytes = input.content.len();
     // A final `/` names a directory (the kernel refuses to create a file there: EISDIR); the
     // normalized path, without it, would create a file of that name.
@@ -164,9 +175,18 @@ pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
     };
     let shown = path.display().to_string();
     let content = input.content;
+    let told = journal.as_ref().and_then(|journal| journal.told(&path));
     let result = within(
         deadline,
-        move || write::write_now(&path, content.as_bytes()),
+        move || match journal {
+            Some(journal) => {
+                let noted = journal.begin(&path, content.len() as u64);
+                let result = write::write_now(&path, content.as_bytes());
+                journal.done(noted);
+                result
+            }
+            None => write::write_now(&path, content.as_bytes()),
+        },
         || format!("Writing {shown} failed: internal error, logged."),
         || {
             format!(
@@ -176,7 +196,16 @@ pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
         },
     )
     .await;
-    first_logs(result, &shown, bytes)
+    first_logs(with_told(result, told), &shown, bytes)
+}
+
+/// `result` with the sentence telling a cut write first, on a line of its own.
+fn with_told(mut result: ToolResult, told: Option<String>) -> ToolResult {
+    if let Some(told) = told {
+        result.text = format!("{told}\n{}", result.text);
+        result = result.with_log("cut_write_told", true);
+    }
+    result
 }
 
 /// read_file: reads whole lines of the text file at `input.path`, within `budget` (header
@@ -188,20 +217,33 @@ pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
 /// modification, as a message. Log facts: `path`, `lines`, `bytes` (of the result), `cut`,
 /// `counted`, `size` (of the file).
 pub async fn read_file(input: ReadFile, budget: ReadBudget, deadline: Duration) -> ToolResult {
+    read_file_noted(input, budget, deadline, None).await
+}
+
+/// [`read_file`], telling first a write a former ratd left cut at that path
+/// ([`journal::Journal::told`]).
+pub async fn read_file_noted(
+    input: ReadFile,
+    budget: ReadBudget,
+    deadline: Duration,
+    journal: Option<&journal::Journal>,
+) -> ToolResult {
     let started = Instant::now();
     let path = match absolute_path(&input.path) {
         Ok(path) => path,
         Err(refused) => return refused.with_log("path", &input.path),
     };
     let shown = path.display().to_string();
+    let told = journal.and_then(|journal| journal.told(&path));
     let scan_deadline = started + deadline / 2;
-    let mut result = within(
+    let result = within(
         deadline,
         move || read::read_now(&path, &input, budget, scan_deadline, SystemTime::now()),
         || format!("Reading {shown} failed: internal error, logged."),
         || format!("The file system did not answer in time: {shown} could not be read."),
     )
     .await;
+    let mut result = with_told(result, told);
     result.log.insert(0, ("path", shown));
     result
 }

@@ -126,6 +126,8 @@ fn write_opened(
     if let Err(error) = file.set_len(0) {
         return failure(&error, &what, path, Access::Write, false);
     }
+    #[cfg(feature = "test-support")]
+    hold_after_truncate(path);
     // once truncated, a failure leaves the file partial
     if let Err(error) = file.write_all(content) {
         return failure(&error, &what, path, Access::Write, true);
@@ -163,6 +165,22 @@ fn write_opened(
         .with_log("created", created)
         .with_log("former_size", former)
         .with_log("directories_created", directories.len())
+}
+
+/// Tests only: holds a write after its truncate, for as many seconds as
+/// `RAT_TEST_HOLD_AFTER_TRUNCATE` says, when the file's name is `RAT_TEST_HOLD_NAME`: the window
+/// a kill of ratd cuts a write in (`docs/design/files.md`, Writes cut short).
+#[cfg(feature = "test-support")]
+fn hold_after_truncate(path: &Path) {
+    let name = std::env::var_os("RAT_TEST_HOLD_NAME");
+    let seconds = std::env::var("RAT_TEST_HOLD_AFTER_TRUNCATE")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    if let (Some(name), Some(seconds)) = (name, seconds)
+        && path.file_name() == Some(name.as_os_str())
+    {
+        std::thread::sleep(std::time::Duration::from_secs(seconds));
+    }
 }
 
 /// Removes `directories` (made by this call, from the top), the deepest first, as long as they

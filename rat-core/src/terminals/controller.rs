@@ -210,6 +210,20 @@ fn resolve(program: &Path) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// The name of the hidden tmux session of a new control connection of ratd: `ratd+PID+N`
+/// (this process, a counter). tmux-cc names the sessions of its extra connections after it
+/// (`ratd+PID+N-blocking`, `ratd+PID+N-events`). The `+` is a character no client name holds
+/// (`rat_wire::mtls::check_client_name`) and tmux keeps as it is (it changes `.` and `:` into
+/// `_`), so that no client certificate can name a session ratd uses itself.
+pub(crate) fn own_session_name() -> String {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!(
+        "ratd+{}+{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 pub(crate) fn unix_now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -463,6 +477,7 @@ async fn start_live(
     let client = server
         .connect(ClientOptions {
             command_timeout: config.command_timeout,
+            service_session: Some(own_session_name()),
             ..ClientOptions::default()
         })
         .await

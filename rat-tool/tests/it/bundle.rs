@@ -170,3 +170,40 @@ fn help_documents_the_exit_statuses() {
     }
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn generate_refuses_client_names_of_ratds_own_sessions() {
+    // tmux-cc names its sessions tmux-cc-PID-N by default (ratd's own were named so); ratd's
+    // are now ratd+PID+N, which the plain-name rule refuses already.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("b");
+    for (client, reason) in [
+        (
+            "tmux-cc-1-0",
+            "a client name may not begin with tmux-cc-, which names the tmux sessions ratd uses itself (choose another client name)",
+        ),
+        (
+            "ratd+1+0",
+            "only letters, digits, '_' and '-' are allowed (1 to 32 characters)",
+        ),
+    ] {
+        let run = rat_tool([
+            "bundle",
+            "generate",
+            "--tenant",
+            "prod",
+            "--client",
+            "alice",
+            "--client",
+            client,
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, 1, "{}", run.text());
+        assert_eq!(
+            run.stderr,
+            format!("rat-tool: client: invalid name {client:?}: {reason}\n")
+        );
+        assert!(!out.exists());
+    }
+}

@@ -13,7 +13,7 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use x509_parser::prelude::{FromDer, X509Certificate};
 
 use super::cert::{common_name, format_time, provider, system_time, unix_seconds};
-use super::names::check_name;
+use super::names::{check_client_name, check_name};
 use super::side::{CA_FILE, LoadError, Role, Side};
 
 /// The seven checks on the directory of a side, at the time `now` (validity check): the side
@@ -283,7 +283,11 @@ fn check_side(role: Role, parsed: Parsed, now: SystemTime) -> Result<Side, LoadE
 
     // 7. names
     let name = common_name(&cert);
-    check_name(&name).map_err(|source| LoadError::Name {
+    let check_own = match role {
+        Role::Client => check_client_name,
+        Role::Server => check_name,
+    };
+    check_own(&name).map_err(|source| LoadError::Name {
         certificate: labels.cert.clone(),
         source,
     })?;

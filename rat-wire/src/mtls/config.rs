@@ -102,21 +102,51 @@ pub(super) fn build_client_config(
     Ok(Arc::new(config))
 }
 
-/// A client certificate of the bundle's CA whose name is not a valid client (session) name.
+/// A client certificate of the bundle's CA that rat-tool would never have issued, with why.
 #[derive(Debug)]
-struct ClientNameRefused(super::names::InvalidName);
+struct ClientCertificateRefused(String);
 
-impl std::fmt::Display for ClientNameRefused {
+impl std::fmt::Display for ClientCertificateRefused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the client certificate names no valid session ({}): make client certificates with rat-tool bundle generate",
+            "{}: make client certificates with rat-tool bundle generate",
             self.0
         )
     }
 }
 
-impl std::error::Error for ClientNameRefused {}
+impl std::error::Error for ClientCertificateRefused {}
+
+/// Why ratd refuses a client certificate its CA signed, `None` when it is one rat-tool would
+/// issue: exactly one subject CN, a valid client name ([`check_client_name`]), and clientAuth
+/// in its extended key usage (WebPKI accepts a certificate without that extension for any
+/// purpose).
+///
+/// [`check_client_name`]: super::names::check_client_name
+fn client_refusal(end_entity: &CertificateDer<'_>) -> Option<String> {
+    let Ok((_, cert)) = X509Certificate::from_der(end_entity) else {
+        return Some("the client certificate could not be read".to_owned());
+    };
+    let names = cert.subject().iter_common_name().count();
+    if names != 1 {
+        return Some(format!(
+            "the client certificate carries {names} subject CNs, where a client certificate names one client"
+        ));
+    }
+    if let Err(invalid) = super::names::check_client_name(&common_name(&cert)) {
+        return Some(format!(
+            "the client certificate names no valid session ({invalid})"
+        ));
+    }
+    let client_auth = matches!(cert.extended_key_usage(), Ok(Some(eku)) if eku.value.client_auth);
+    if !client_auth {
+        return Some(
+            "the client certificate does not carry clientAuth in its extended key usage".to_owned(),
+        );
+    }
+    None
+}
 
 /// The server certificate, whatever the client asks for (no SNI: clients reach ratd by any
 /// name or address).
@@ -187,14 +217,14 @@ impl ClientCertVerifier for BundleClientVerifier {
                 tracing::debug!(reason = %e, "client certificate refused");
                 mapped
             })?;
-        // The name is the client's tmux session: a certificate of the CA naming no valid
-        // session (made with the CA key by hand, not by rat-tool) is refused here, with the
-        // reason, rather than failing every call after the handshake.
-        let name = peer_name_from_certs(std::slice::from_ref(end_entity)).unwrap_or_default();
-        super::names::check_name(&name).map_err(|invalid| {
-            Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
-                ClientNameRefused(invalid),
-            ))))
+        // What rat-tool never issues, refused here with the reason, rather than served: the
+        // name is the client's tmux session, so a certificate of the CA (made with the CA key
+        // by hand) naming no valid client, naming two (which one would be its session?), or
+        // not made for a client, gets no session at all.
+        client_refusal(end_entity).map_or(Ok(()), |reason| {
+            Err(Error::InvalidCertificate(CertificateError::Other(
+                rustls::OtherError(Arc::new(ClientCertificateRefused(reason))),
+            )))
         })?;
         Ok(verified)
     }

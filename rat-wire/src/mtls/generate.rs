@@ -14,7 +14,7 @@ use rcgen::{
 use time::{Duration as TimeDuration, OffsetDateTime};
 
 use super::cert::fingerprint;
-use super::names::{InvalidName, check_name};
+use super::names::{InvalidName, check_client_name, check_name};
 use super::side::{CA_FILE, Role};
 
 /// How long the certificates of a bundle are valid, in years: rotating is generating a new
@@ -147,7 +147,7 @@ fn generate_with(
         return Err(GenerateError::NoClient);
     }
     for (i, client) in clients.iter().enumerate() {
-        check_name(client).map_err(GenerateError::Client)?;
+        check_client_name(client).map_err(GenerateError::Client)?;
         if clients[..i].contains(client) {
             return Err(GenerateError::DuplicateClient((*client).to_owned()));
         }

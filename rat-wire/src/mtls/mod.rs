@@ -84,7 +84,7 @@ pub use generate::{
     generate_at, server_dir,
 };
 pub use load::{ClientSide, LoadedSide, ServerSide, load, load_at, load_client, load_server};
-pub use names::{InvalidName, MAX_NAME_LEN, check_name};
+pub use names::{InvalidName, MAX_NAME_LEN, RESERVED_CLIENT_PREFIX, check_client_name, check_name};
 pub use side::{CA_FILE, Check, LoadError, Role};
 
 /// What an alert received from ratd on a client's first read means, in the words of

@@ -222,6 +222,86 @@ async fn the_server_refuses_an_expired_client() {
     );
 }
 
+/// The handshake of a client holding `cert` with the server side in `dir`: refused by the
+/// server with the reason it gives (rustls' "other" certificate error), the client reading
+/// `certificate_unknown`.
+async fn refused_reason(dir: &Path, cert: (String, String)) -> String {
+    use rustls::pki_types::pem::PemObject;
+    let server = mtls::load_server(dir).unwrap().rustls_config();
+    let client = unchecked_client_config(
+        &der(&dir.join("ca.crt")),
+        &rustls::pki_types::CertificateDer::from_pem_slice(cert.0.as_bytes()).unwrap(),
+        rustls::pki_types::PrivateKeyDer::from_pem_slice(cert.1.as_bytes()).unwrap(),
+    )
+    .unwrap();
+    let o = connect(server, client).await;
+    assert!(o.client.is_ok(), "{o:?}");
+    assert_eq!(
+        o.client_read.as_ref().unwrap_err(),
+        &Error::AlertReceived(AlertDescription::CertificateUnknown),
+        "{o:?}"
+    );
+    match o.server {
+        Err(Error::InvalidCertificate(CertificateError::Other(other))) => other.to_string(),
+        other => panic!("not refused with a reason: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_server_refuses_certificates_rat_tool_never_issues() {
+    // Signed by the bundle's CA, crafted with rcgen as an attacker holding the CA key would.
+    let tmp = tempfile::tempdir().unwrap();
+    let ca = Ca::new("prod");
+    let dir = tmp.path().join("server");
+    ca.write_side(
+        &dir,
+        "server",
+        &ca.issue("prod", ExtendedKeyUsagePurpose::ServerAuth, valid_now()),
+    );
+    let one_cn = |cn: &str| {
+        let mut dn = rcgen::DistinguishedName::new();
+        dn.push(rcgen::DnType::CommonName, cn);
+        dn
+    };
+
+    // Two CNs (rcgen keeps one value per type: the second is pushed under the CN's OID).
+    let mut two = one_cn("alice");
+    two.push(rcgen::DnType::CustomDnType(vec![2, 5, 4, 3]), "bob");
+    let cert = ca.issue_with(two, vec![ExtendedKeyUsagePurpose::ClientAuth]);
+    assert_eq!(
+        refused_reason(&dir, cert).await,
+        "the client certificate carries 2 subject CNs, where a client certificate names one client: make client certificates with rat-tool bundle generate"
+    );
+
+    // No extended key usage at all (WebPKI would accept it for any purpose).
+    let cert = ca.issue_with(one_cn("alice"), vec![]);
+    assert_eq!(
+        refused_reason(&dir, cert).await,
+        "the client certificate does not carry clientAuth in its extended key usage: make client certificates with rat-tool bundle generate"
+    );
+
+    // Named like a session tmux-cc makes for itself by default.
+    let cert = ca.issue_with(
+        one_cn("tmux-cc-4242-0"),
+        vec![ExtendedKeyUsagePurpose::ClientAuth],
+    );
+    assert_eq!(
+        refused_reason(&dir, cert).await,
+        "the client certificate names no valid session (invalid name \"tmux-cc-4242-0\": a client name may not begin with tmux-cc-, which names the tmux sessions ratd uses itself (choose another client name)): make client certificates with rat-tool bundle generate"
+    );
+
+    // Named like ratd's own sessions (a `+` no client name holds).
+    for own in ["ratd+4242+0", "ratd+4242+0-blocking", "ratd+4242+0-events"] {
+        let cert = ca.issue_with(one_cn(own), vec![ExtendedKeyUsagePurpose::ClientAuth]);
+        assert_eq!(
+            refused_reason(&dir, cert).await,
+            format!(
+                "the client certificate names no valid session (invalid name {own:?}: only letters, digits, '_' and '-' are allowed (1 to 32 characters)): make client certificates with rat-tool bundle generate"
+            )
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_client_refuses_a_server_not_of_its_bundle() {
     let tmp = tempfile::tempdir().unwrap();

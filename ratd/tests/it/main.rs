@@ -6,6 +6,7 @@
 mod common;
 mod service_common;
 
+mod attacks;
 mod bodies;
 mod cancellation;
 mod cli;

@@ -230,6 +230,96 @@ async fn a_client_certificate_naming_no_valid_session_is_refused_at_the_handshak
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certificates_rat_tool_never_issues_are_refused_at_the_handshake() {
+    // An attacker holding the CA key (or a careless admin with openssl): a client certificate
+    // with two CNs, one without clientAuth, and one named like each tmux session ratd uses
+    // itself, as tmux lists them on ratd's server.
+    let tenant = unique_tenant();
+    let bundle = Bundle {
+        dir: tempfile::tempdir().expect("temporary directory"),
+        tenant: tenant.clone(),
+    };
+    let ca = TestCa::new(&tenant);
+    ca.write_side(
+        &bundle.server_dir(),
+        "server",
+        ca.issue(&tenant, ExtendedKeyUsagePurpose::ServerAuth, false),
+    );
+    let cas_dir = bundle.dir.path().to_owned();
+    let mut ratd = Daemon::spawn_piped_on(bundle, &[]);
+    let addr = ratd.wait_serving();
+    let pid = ratd.pid().as_raw();
+    let listed = std::process::Command::new("tmux")
+        .args([
+            "-L",
+            &format!("rat-{tenant}"),
+            "list-sessions",
+            "-F",
+            "#{session_name}",
+        ])
+        .output()
+        .expect("tmux runs");
+    let own: Vec<String> = String::from_utf8(listed.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let control = format!("ratd+{pid}+0");
+    assert!(own.contains(&control), "{own:?}");
+    assert!(own.iter().all(|name| name.starts_with(&control)), "{own:?}");
+
+    let mut certificates = vec![
+        (
+            "two CNs".to_owned(),
+            ca.issue_with(&["alice", "bob"], vec![ExtendedKeyUsagePurpose::ClientAuth]),
+        ),
+        (
+            "no extended key usage".to_owned(),
+            ca.issue_with(&["alice"], vec![]),
+        ),
+        (
+            "serverAuth only".to_owned(),
+            ca.issue_with(&["alice"], vec![ExtendedKeyUsagePurpose::ServerAuth]),
+        ),
+    ];
+    let mut names = own.clone();
+    // The sessions of tmux-cc's extra connections, opened on demand, and the name ratd's
+    // control session had before.
+    names.extend([
+        format!("{control}-blocking"),
+        format!("{control}-events"),
+        format!("tmux-cc-{pid}-0"),
+    ]);
+    for name in names {
+        let cert = ca.issue_with(&[&name], vec![ExtendedKeyUsagePurpose::ClientAuth]);
+        certificates.push((name, cert));
+    }
+    for (i, (what, cert)) in certificates.into_iter().enumerate() {
+        let dir = cas_dir.join(format!("client{i}"));
+        ca.write_side(&dir, "client", cert);
+        let tls = holding(&dir.join(mtls::CA_FILE), &dir, "client");
+        let alert = if what == "serverAuth only" {
+            AlertDescription::BadCertificate
+        } else {
+            AlertDescription::CertificateUnknown
+        };
+        assert_eq!(
+            refused(&tls, addr, &initialize(0)).await,
+            Ok(rustls::Error::AlertReceived(alert)),
+            "{what}"
+        );
+    }
+    // Logged with the reason (the first refusal; the others are counted in the next line).
+    let line = ratd.wait_for("TLS handshake refused");
+    ratd.signal(nix::sys::signal::Signal::SIGTERM);
+    assert!(ratd.wait_exit().success());
+    assert!(
+        line.contains(r#"error="invalid peer certificate: the client certificate carries 2 subject CNs, where a client certificate names one client: make client certificates with rat-tool bundle generate""#),
+        "{line}"
+    );
+}
+
 /// A CA with the profile of a bundle CA (`O=rat CA, CN=tenant`, path length 0) whose key the
 /// test keeps.
 struct TestCa {
@@ -272,6 +362,28 @@ impl TestCa {
         params.is_ca = IsCa::ExplicitNoCa;
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
         params.extended_key_usages = vec![usage];
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        (cert.pem(), key.serialize_pem())
+    }
+
+    /// A leaf certificate valid from 2025 to 2045 with a subject CN for each of `cns`, one or
+    /// two (the second under the CN's OID, as rcgen keeps one value per type) and the extended
+    /// key usages `usages` (none: no such extension): (certificate, key) PEM.
+    fn issue_with(&self, cns: &[&str], usages: Vec<ExtendedKeyUsagePurpose>) -> (String, String) {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut params = CertificateParams::default();
+        (params.not_before, params.not_after) =
+            (date_time_ymd(2025, 1, 1), date_time_ymd(2045, 1, 1));
+        let mut dn = DistinguishedName::new();
+        assert!(matches!(cns.len(), 1 | 2), "one or two CNs");
+        dn.push(DnType::CommonName, cns[0]);
+        if let Some(second) = cns.get(1) {
+            dn.push(DnType::CustomDnType(vec![2, 5, 4, 3]), *second);
+        }
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::ExplicitNoCa;
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages = usages;
         let cert = params.signed_by(&key, &self.issuer).unwrap();
         (cert.pem(), key.serialize_pem())
     }

@@ -12,7 +12,8 @@ use crate::error::{Error, Result};
 pub struct ClientOptions {
     /// The name of the hidden service session the client attaches to, created for it and
     /// destroyed when it goes (`destroy-unattached on`). Default: `tmux-cc-PID-N` (this
-    /// process's pid, a counter). ASCII letters, digits, `-` and `_` only. Unused with
+    /// process's pid, a counter). ASCII letters, digits, `-`, `_` and `+` only (a `+` keeps
+    /// it apart from names made of the others, which tmux leaves as they are). Unused with
     /// [`Attach::Session`].
     pub service_session: Option<String>,
     /// Which session the client attaches to: default [`Attach::ServiceSession`].

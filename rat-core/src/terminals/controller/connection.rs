@@ -46,6 +46,7 @@ impl ControllerState {
             .server
             .connect(ClientOptions {
                 command_timeout: self.config.command_timeout,
+                service_session: Some(super::own_session_name()),
                 ..ClientOptions::default()
             })
             .await

@@ -70,6 +70,24 @@ impl Ca {
         (cert.pem(), key.serialize_pem())
     }
 
+    /// Issues a leaf certificate valid now, with subject `dn` and the extended key usages
+    /// `usages` (none: no such extension): (certificate PEM, key PEM).
+    pub fn issue_with(
+        &self,
+        dn: DistinguishedName,
+        usages: Vec<ExtendedKeyUsagePurpose>,
+    ) -> (String, String) {
+        let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256).unwrap();
+        let mut p = CertificateParams::default();
+        (p.not_before, p.not_after) = valid_now();
+        p.distinguished_name = dn;
+        p.is_ca = IsCa::ExplicitNoCa;
+        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        p.extended_key_usages = usages;
+        let cert = p.signed_by(&key, &self.issuer).unwrap();
+        (cert.pem(), key.serialize_pem())
+    }
+
     /// Writes a side directory `dir` for `role` ("server" or "client") with this CA.
     pub fn write_side(&self, dir: &Path, role: &str, cert: &(String, String)) {
         write_side(dir, role, &self.pem, &cert.0, &cert.1);
