@@ -126,7 +126,7 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
         Command::Config(args) => {
             config::config(&mut out, &mut std::io::stderr(), &args.server, args.harness)
-        },
+        }
         Command::Check(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()

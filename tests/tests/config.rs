@@ -8,8 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use tests::{
-    Ratd, binaries, harness_config, paragraph, python, run, run_to_exit, steps,
-    write_harness_file,
+    Ratd, binaries, harness_config, paragraph, python, run, run_to_exit, steps, write_harness_file,
 };
 
 #[test]
