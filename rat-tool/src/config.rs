@@ -4,6 +4,10 @@
 //! client certificate needs; with `--harness`, the entry in that harness's own file and format
 //! (JSON or TOML), and its own `mcp add` command line where it has one.
 //!
+//! The configuration alone goes to stdout, so that `> FILE` and `| jq` take it as it is; what
+//! explains it (where it goes, the direct URL, the command lines) goes to stderr, around it,
+//! so that a terminal shows both in their order.
+//!
 //! The entry names rat by the absolute path of the `rat` binary next to rat-tool's own
 //! executable (built together, `cargo build --release -p rat -p rat-tool`), and the client
 //! directory by its absolute path: a harness starts servers from a directory of its own.
@@ -38,8 +42,9 @@ pub(crate) struct Entry {
 }
 
 /// Runs `rat-tool config`: checks the client directory, finds rat next to this executable,
-/// and prints the configuration ([`render`]). A missing rat binary is a warning on stderr: the
-/// entry is printed all the same, for a rat installed there later.
+/// and prints the configuration ([`render`]): the configuration alone to `out` (stdout), the
+/// notes before and after it to `notes` (stderr). A missing rat binary is a warning on stderr:
+/// the entry is printed all the same, for a rat installed there later.
 ///
 /// # Errors
 /// The client directory does not load (the check that failed, as rat would tell it, with a
@@ -47,6 +52,7 @@ pub(crate) struct Entry {
 /// can not hold (not UTF-8), or writing to `out` failing.
 pub(crate) fn config(
     out: &mut impl Write,
+    notes: &mut impl Write,
     args: &ServerArgs,
     harness: Option<Harness>,
 ) -> Result<(), Failure> {
@@ -81,9 +87,31 @@ pub(crate) fn config(
         client: side.client_name().to_owned(),
     };
     let text = render(&entry, harness)?;
-    out.write_all(text.as_bytes())
+    // Each part flushed before the next: on a terminal, the three read in their order. Notes
+    // that can not be written (stderr closed) do not fail the command; the configuration does.
+    let _ = notes
+        .write_all(text.before.as_bytes())
+        .and_then(|()| notes.flush());
+    out.write_all(text.config.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| format!("can not write the configuration: {e}"))
+        .map_err(|e| format!("can not write the configuration: {e}"))?;
+    let _ = notes
+        .write_all(text.after.as_bytes())
+        .and_then(|()| notes.flush());
+    Ok(())
+}
+
+/// The text `rat-tool config` prints: the configuration, and the notes around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rendered {
+    /// The notes before the configuration (stderr): the client, and where the configuration
+    /// goes.
+    pub(crate) before: String,
+    /// The configuration alone (stdout): a JSON object, or a TOML table for Codex, ending
+    /// with a newline.
+    pub(crate) config: String,
+    /// The notes after it (stderr): the harness's own command, the direct URL, the check.
+    pub(crate) after: String,
 }
 
 /// The path of rat next to rat-tool's own executable.
@@ -124,22 +152,28 @@ pub(crate) enum Harness {
     Cursor,
 }
 
-/// The configuration text: a header naming the client, the tenant and ratd, then for `None`
-/// the `{"mcpServers": {"rat-TENANT": {"command": RAT, "args": [...]}}}` object (pretty JSON,
-/// the server named after the tenant, as harnesses prefix tool names with it) and the direct
-/// URL `https://HOST:PORT/mcp` with the client certificate, its key and the CA to trust; for a
-/// harness, its own file, format and command line. The check command closes both.
+/// The configuration and its notes: for `None` the `{"mcpServers": {"rat-TENANT": {"command":
+/// RAT, "args": [...]}}}` object (pretty JSON, the server named after the tenant, as
+/// harnesses prefix tool names with it), for a harness the object or table of its own file
+/// and format. The notes: before it, a header naming the client, the tenant and ratd, and
+/// where the configuration goes; after it, the harness's own command line where it has one,
+/// for `None` the direct URL `https://HOST:PORT/mcp` with the client certificate, its key and
+/// the CA to trust, and the check command.
 ///
 /// # Errors
 /// A path that is not UTF-8.
-pub(crate) fn render(entry: &Entry, harness: Option<Harness>) -> Result<String, Failure> {
+pub(crate) fn render(entry: &Entry, harness: Option<Harness>) -> Result<Rendered, Failure> {
     let rat = utf8(&entry.rat)?;
     let dir = utf8(&entry.client_dir)?;
     let server = entry.server.to_string();
     let name = format!("rat-{}", entry.tenant);
     let args = ["--server", server.as_str(), "--bundle", dir];
     let header = format!(
-        "Client {client} of tenant {tenant} (its terminals: session {client}), reaching ratd at {server}.\n\n",
+        "\
+Client {client} of tenant {tenant} (its terminals: session {client}), reaching ratd at {server}.
+(The configuration alone is on stdout, for > FILE or | jq; these notes are on stderr.)
+
+",
         client = entry.client,
         tenant = entry.tenant,
     );
@@ -155,16 +189,20 @@ pub(crate) fn render(entry: &Entry, harness: Option<Harness>) -> Result<String, 
         .collect::<Vec<_>>()
         .join(" ");
     let stdio = json!({"command": rat, "args": args});
-    let body = match harness {
-        None => format!(
+    let typed = json!({"type": "stdio", "command": rat, "args": args});
+    let (before, config, after) = match harness {
+        None => (
             "\
 For any harness: rat, the stdio bridge, started by the harness. Add this server to the
 \"mcpServers\" of the harness's MCP configuration (for example the .mcp.json of a Claude
 Code project; rat-tool config --harness NAME prints the file and format of claude-code,
 codex, vscode, gemini and cursor):
 
-{config}
-
+"
+            .to_owned(),
+            pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+            format!(
+                "\
 For a harness that can present a client certificate itself (no bridge):
   URL          {url}
   certificate  {cert}
@@ -174,79 +212,87 @@ For a harness that can present a client certificate itself (no bridge):
                certificate names tenant {tenant}, not a host)
 
 ",
-            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
-            tenant = entry.tenant,
-            url = entry.server.url(),
-            cert = entry.client_dir.join("client.crt").display(),
-            key = entry.client_dir.join("client.key").display(),
-            ca = entry.client_dir.join("ca.crt").display(),
+                tenant = entry.tenant,
+                url = entry.server.url(),
+                cert = entry.client_dir.join("client.crt").display(),
+                key = entry.client_dir.join("client.key").display(),
+                ca = entry.client_dir.join("ca.crt").display(),
+            ),
         ),
-        Some(Harness::ClaudeCode) => format!(
+        Some(Harness::ClaudeCode) => (
             "\
 Claude Code: add this server to the \"mcpServers\" of .mcp.json at the root of the project
 (shared with the project), or of ~/.claude.json (yours alone):
 
-{config}
-
+"
+            .to_owned(),
+            pretty(&json!({"mcpServers": {name.clone(): typed}}))?,
+            format!(
+                "\
 Or let Claude Code write it (--scope project for .mcp.json, --scope user for every project):
 
   claude mcp add {name} -- {command_line}
 
-",
-            config = pretty(&json!({"mcpServers": {name.clone(): {
-                "type": "stdio", "command": rat, "args": args,
-            }}}))?,
+"
+            ),
         ),
-        Some(Harness::Codex) => format!(
+        Some(Harness::Codex) => (
             "\
 Codex: add this table to ~/.codex/config.toml:
 
-[mcp_servers.{name}]
-command = {command}
-args = [{args}]
-
+"
+            .to_owned(),
+            format!(
+                "[mcp_servers.{name}]\ncommand = {command}\nargs = [{args}]",
+                command = toml_string(rat),
+                args = args.map(toml_string).join(", "),
+            ),
+            format!(
+                "\
 Or let Codex write it:
 
   codex mcp add {name} -- {command_line}
 
-",
-            command = toml_string(rat),
-            args = args.map(toml_string).join(", "),
+"
+            ),
         ),
-        Some(Harness::Vscode) => format!(
+        Some(Harness::Vscode) => (
             "\
 VS Code: add this server to the \"servers\" of .vscode/mcp.json in the workspace (or of
 your user configuration: the command MCP: Open User Configuration):
 
-{config}
-
-",
-            config = pretty(&json!({"servers": {name.clone(): {
-                "type": "stdio", "command": rat, "args": args,
-            }}}))?,
+"
+            .to_owned(),
+            pretty(&json!({"servers": {name.clone(): typed}}))?,
+            String::new(),
         ),
-        Some(Harness::Gemini) => format!(
+        Some(Harness::Gemini) => (
             "\
 Gemini CLI: add this server to the \"mcpServers\" of ~/.gemini/settings.json (yours alone),
 or of .gemini/settings.json in the project:
 
-{config}
-
-",
-            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+"
+            .to_owned(),
+            pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+            String::new(),
         ),
-        Some(Harness::Cursor) => format!(
+        Some(Harness::Cursor) => (
             "\
 Cursor: add this server to the \"mcpServers\" of .cursor/mcp.json in the project, or of
 ~/.cursor/mcp.json for every project:
 
-{config}
-
-",
-            config = pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+"
+            .to_owned(),
+            pretty(&json!({"mcpServers": {name.clone(): stdio}}))?,
+            String::new(),
         ),
     };
-    Ok(header + &body + &check)
+    // The configuration ends with its newline; the notes after it open with a blank line.
+    Ok(Rendered {
+        before: header + &before,
+        config: config + "\n",
+        after: "\n".to_owned() + &after + &check,
+    })
 }
 
 /// `value` as pretty JSON.
@@ -295,8 +341,16 @@ mod tests {
 
     use super::*;
 
+    /// What a terminal shows, each part under the stream it goes to.
+    fn shown(rendered: &Rendered) -> String {
+        format!(
+            "--- stderr\n{}--- stdout\n{}--- stderr\n{}",
+            rendered.before, rendered.config, rendered.after
+        )
+    }
+
     fn render_default(entry: &Entry) -> Result<String, Failure> {
-        render(entry, None)
+        render(entry, None).map(|rendered| shown(&rendered))
     }
 
     fn entry(server: &str) -> Entry {
@@ -321,11 +375,8 @@ mod tests {
 
     #[test]
     fn the_json_starts_rat_with_its_flags() {
-        let text = render_default(&entry("build.example:7281")).expect("renders");
-        let start = text.find('{').expect("a JSON object");
-        let end = text.rfind("\n}\n").expect("the end of the JSON object") + 2;
-        let config: serde_json::Value =
-            serde_json::from_str(&text[start..end]).expect("valid JSON");
+        let text = render(&entry("build.example:7281"), None).expect("renders");
+        let config: serde_json::Value = serde_json::from_str(&text.config).expect("valid JSON");
         assert_eq!(
             config,
             json!({"mcpServers": {"rat-demo": {
@@ -346,7 +397,8 @@ mod tests {
             (Harness::Gemini, "gemini"),
             (Harness::Cursor, "cursor"),
         ] {
-            insta::assert_snapshot!(name, render(&entry, Some(harness)).expect("renders"));
+            let rendered = render(&entry, Some(harness)).expect("renders");
+            insta::assert_snapshot!(name, shown(&rendered));
         }
     }
 
@@ -355,9 +407,7 @@ mod tests {
         let mut odd = entry("127.0.0.1:7281");
         odd.client_dir = PathBuf::from("/tmp/a \"quoted\" \\ dir\u{7f}\u{1}/agent");
         let text = render(&odd, Some(Harness::Codex)).expect("renders");
-        let start = text.find("[mcp_servers.").expect("the table");
-        let end = start + text[start..].find("\n\n").expect("its end");
-        let table: toml::Table = toml::from_str(&text[start..end]).expect("valid TOML");
+        let table: toml::Table = toml::from_str(&text.config).expect("valid TOML");
         let args = table["mcp_servers"]["rat-demo"]["args"]
             .as_array()
             .expect("args");
@@ -369,6 +419,6 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let mut bad = entry("127.0.0.1:7281");
         bad.client_dir = PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/\xff/agent"));
-        insta::assert_snapshot!(render_default(&bad).expect_err("refused"));
+        insta::assert_snapshot!(render(&bad, None).expect_err("refused"));
     }
 }

@@ -54,7 +54,8 @@ enum Command {
     ///
     /// Takes the flags of rat. The entry names rat next to this rat-tool, and the client
     /// directory, by absolute paths; the directory is checked first, as rat checks it. With
-    /// --harness, the entry in that harness's own file and format.
+    /// --harness, the entry in that harness's own file and format. The configuration alone
+    /// goes to stdout (for > FILE or | jq), the notes around it to stderr.
     #[command(after_help = EXIT_HELP)]
     Config(ConfigArgs),
 }
@@ -123,7 +124,9 @@ fn main() -> ExitCode {
             output,
         }) => bundle::generate(&mut out, &tenant, &clients, &output),
         Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
-        Command::Config(args) => config::config(&mut out, &args.server, args.harness),
+        Command::Config(args) => {
+            config::config(&mut out, &mut std::io::stderr(), &args.server, args.harness)
+        }
         Command::Check(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()

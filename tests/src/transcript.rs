@@ -1,9 +1,10 @@
 //! What the clients print, read back: JSON-line steps, a transcript, times and hosts redacted.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::{Ratd, binaries, run};
+use crate::{Output, Ratd, binaries, run};
 
 /// Removes ANSI escape sequences (colours) from a log line.
 pub fn strip_ansi(line: &str) -> String {
@@ -137,11 +138,12 @@ pub fn fresh_main_as_starting(steps: &mut [Step]) {
     }
 }
 
-/// What `rat-tool config --harness HARNESS` printed for `ratd`'s client `agent`.
+/// What `rat-tool config --harness HARNESS` printed for `ratd`'s client `agent`: the
+/// configuration alone on stdout, the notes around it on stderr.
 ///
 /// # Panics
 /// When rat-tool fails (its output is shown).
-pub fn harness_config(ratd: &Ratd, harness: &str) -> String {
+pub fn harness_config(ratd: &Ratd, harness: &str) -> Output {
     run(
         &format!("rat-tool config --harness {harness}"),
         Command::new(&binaries().rat_tool)
@@ -150,7 +152,35 @@ pub fn harness_config(ratd: &Ratd, harness: &str) -> String {
             .arg(ratd.client_dir("agent")),
         Duration::from_secs(30),
     )
-    .stdout
+}
+
+/// Runs `rat-tool config [--harness HARNESS]` for `ratd`'s client `agent` as a user writes a
+/// harness's file with it, in bash: `rat-tool config ... > FILE`, FILE being `file` (its
+/// directory created first). Returns the file's text.
+///
+/// # Panics
+/// When rat-tool fails (its stderr is shown), or the file can not be read.
+pub fn write_harness_file(ratd: &Ratd, harness: Option<&str>, file: &Path) -> String {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).expect("the file's directory");
+    }
+    let harness = harness.map_or(String::new(), |name| format!(" --harness {name}"));
+    run(
+        &format!("rat-tool config{harness} > FILE"),
+        Command::new("bash")
+            .args([
+                "-c",
+                &format!(
+                    "\"$RAT_TOOL\" config{harness} --server \"$SERVER\" --bundle \"$BUNDLE\" > \"$FILE\""
+                ),
+            ])
+            .env("RAT_TOOL", &binaries().rat_tool)
+            .env("SERVER", ratd.server())
+            .env("BUNDLE", ratd.client_dir("agent"))
+            .env("FILE", file),
+        Duration::from_secs(30),
+    );
+    std::fs::read_to_string(file).expect("the file written")
 }
 
 /// The paragraph of `text` (paragraphs are separated by a blank line) that starts with

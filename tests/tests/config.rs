@@ -1,26 +1,22 @@
-//! `rat-tool config`: the printed `mcpServers` entry, started as is by a real client
-//! (the official Python SDK), reaches a real terminal; a whole bundle given instead of a client
-//! directory is refused, saying which directory to give.
+//! `rat-tool config`: the configuration alone on stdout, written to each harness's own file
+//! with `> FILE` and parsed by that format's parser (serde_json, toml), the notes on stderr; the
+//! printed `mcpServers` entry, started as is by a real client (the official Python SDK),
+//! reaches a real terminal; a whole bundle given instead of a client directory is refused,
+//! saying which directory to give.
 
 use std::process::Command;
 use std::time::Duration;
 
-use tests::{Ratd, binaries, harness_config, paragraph, python, run, run_to_exit, steps};
+use tests::{
+    Ratd, binaries, harness_config, paragraph, python, run, run_to_exit, steps, write_harness_file,
+};
 
 #[test]
 fn the_printed_entry_starts_rat_and_reaches_a_terminal() {
     let ratd = Ratd::start("config", &["agent"]);
-    let output = run(
-        "rat-tool config",
-        Command::new(&binaries().rat_tool)
-            .args(["config", "--server", &ratd.server(), "--bundle"])
-            .arg(ratd.client_dir("agent")),
-        Duration::from_secs(30),
-    );
-    let start = output.stdout.find("{\n").expect("a JSON object");
-    let end = output.stdout.find("\n}\n").expect("its end") + 2;
-    let entry: serde_json::Value =
-        serde_json::from_str(&output.stdout[start..end]).expect("valid JSON");
+    let config = ratd.scratch().join("harness.json");
+    let written = write_harness_file(&ratd, None, &config);
+    let entry: serde_json::Value = serde_json::from_str(&written).expect("valid JSON");
     let name = format!("rat-{}", ratd.tenant);
     assert_eq!(
         entry,
@@ -30,15 +26,22 @@ fn the_printed_entry_starts_rat_and_reaches_a_terminal() {
                      ratd.client_dir("agent").display().to_string()],
         }}})
     );
+    // The notes, on stderr: the direct URL among them.
+    let output = run(
+        "rat-tool config",
+        Command::new(&binaries().rat_tool)
+            .args(["config", "--server", &ratd.server(), "--bundle"])
+            .arg(ratd.client_dir("agent")),
+        Duration::from_secs(30),
+    );
+    assert_eq!(output.stdout, written);
     assert!(
         output
-            .stdout
+            .stderr
             .contains(&format!("  URL          {}\n", ratd.url())),
         "{}",
-        output.stdout
+        output.stderr
     );
-    let config = ratd.scratch().join("harness.json");
-    std::fs::write(&config, &output.stdout[start..end]).expect("the configuration written");
 
     let output = run(
         "the Python SDK from the printed configuration",
@@ -107,19 +110,29 @@ fn each_harness_gets_its_own_file_and_format() {
         }
         entry
     };
+    // Each harness's file written as a user writes it, `rat-tool config --harness H > FILE`, in
+    // a HOME of the test (a project's files in its project directory).
+    let home = ratd.scratch().join("home");
+    let project = home.join("project");
+    let file = |harness: &str, path: &std::path::Path| {
+        let text = write_harness_file(&ratd, Some(harness), path);
+        let output = harness_config(&ratd, harness);
+        assert_eq!(output.stdout, text, "stdout is the file");
+        (text, output.stderr)
+    };
     let parse_json = |text: &str| -> serde_json::Value {
-        serde_json::from_str(paragraph(text, "{\n")).expect("valid JSON")
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("valid JSON: {e}\n{text}"))
     };
 
-    // Claude Code: .mcp.json, and its own `claude mcp add` line.
-    let claude = harness_config(&ratd, "claude-code");
-    assert!(claude.contains("\"mcpServers\" of .mcp.json"), "{claude}");
+    // Claude Code: .mcp.json, and its own `claude mcp add` line among the notes.
+    let (claude, notes) = file("claude-code", &project.join(".mcp.json"));
+    assert!(notes.contains("\"mcpServers\" of .mcp.json"), "{notes}");
     assert_eq!(
         parse_json(&claude),
         serde_json::json!({"mcpServers": {name.clone(): json_entry(true)}})
     );
     assert_eq!(
-        paragraph(&claude, "  claude mcp add"),
+        paragraph(&notes, "  claude mcp add"),
         format!(
             "  claude mcp add {name} -- {command} --server {} --bundle {}",
             ratd.server(),
@@ -127,40 +140,43 @@ fn each_harness_gets_its_own_file_and_format() {
         )
     );
 
-    // Codex: a TOML table in ~/.codex/config.toml, and `codex mcp add`.
-    let codex = harness_config(&ratd, "codex");
-    assert!(codex.contains("~/.codex/config.toml"), "{codex}");
-    let table: toml::Table =
-        toml::from_str(paragraph(&codex, "[mcp_servers.")).expect("valid TOML");
-    let server = &table["mcp_servers"][name.as_str()];
-    assert_eq!(server["command"].as_str(), Some(command.as_str()));
-    let toml_args: Vec<&str> = server["args"]
-        .as_array()
-        .expect("args, an array")
-        .iter()
-        .map(|arg| arg.as_str().expect("a string"))
-        .collect();
-    assert_eq!(toml_args, args);
+    // Codex: a TOML table, ~/.codex/config.toml, and `codex mcp add` among the notes.
+    let (codex, notes) = file("codex", &home.join(".codex/config.toml"));
+    assert!(notes.contains("~/.codex/config.toml"), "{notes}");
+    let table: toml::Table = toml::from_str(&codex).expect("valid TOML");
+    let expected: toml::Table = serde_json::from_value(serde_json::json!({
+        "mcp_servers": {name.clone(): {"command": command, "args": args}},
+    }))
+    .expect("a TOML table");
+    assert_eq!(table, expected);
     assert!(
-        paragraph(&codex, "  codex mcp add").starts_with(&format!("  codex mcp add {name} -- ")),
-        "{codex}"
+        paragraph(&notes, "  codex mcp add").starts_with(&format!("  codex mcp add {name} -- ")),
+        "{notes}"
     );
 
-    // VS Code: "servers", each with its type.
-    let vscode = harness_config(&ratd, "vscode");
-    assert!(vscode.contains(".vscode/mcp.json"), "{vscode}");
+    // VS Code: "servers", each with its type, in .vscode/mcp.json.
+    let (vscode, notes) = file("vscode", &project.join(".vscode/mcp.json"));
+    assert!(notes.contains(".vscode/mcp.json"), "{notes}");
     assert_eq!(
         parse_json(&vscode),
         serde_json::json!({"servers": {name.clone(): json_entry(true)}})
     );
 
     // Gemini CLI and Cursor: "mcpServers" in their own files.
-    for (harness, file) in [
-        ("gemini", "~/.gemini/settings.json"),
-        ("cursor", ".cursor/mcp.json"),
+    for (harness, path, shown) in [
+        (
+            "gemini",
+            home.join(".gemini/settings.json"),
+            "~/.gemini/settings.json",
+        ),
+        (
+            "cursor",
+            project.join(".cursor/mcp.json"),
+            ".cursor/mcp.json",
+        ),
     ] {
-        let text = harness_config(&ratd, harness);
-        assert!(text.contains(file), "{text}");
+        let (text, notes) = file(harness, &path);
+        assert!(notes.contains(shown), "{notes}");
         assert_eq!(
             parse_json(&text),
             serde_json::json!({"mcpServers": {name.clone(): json_entry(false)}})

@@ -1,6 +1,8 @@
 //! The Debian package: built with cargo-deb from the test's own build (`scripts/deb --dev`),
-//! unpacked into a scratch root (`dpkg -x`), each binary run from there, and the unit template
-//! it installs verified by systemd itself (`systemd-analyze verify`), its paths true.
+//! unpacked into a scratch root (`dpkg -x`), each binary run from there, stripped (its debug
+//! info in the -dbgsym package beside it), and the unit template it installs verified by
+//! systemd itself (`systemd-analyze verify`), its paths true. The client archive beside it:
+//! rat and rat-tool alone, stripped, rat-tool's configuration naming the archive's rat.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,7 +10,8 @@ use std::time::Duration;
 
 use tests::{binaries, run, run_to_exit, workspace_root};
 
-/// Builds the package from the test's build into `out`, and returns its path.
+/// Builds the package from the test's build into `out`, and returns its path (the -dbgsym
+/// package and the client archive are written beside it).
 fn build_deb(out: &Path) -> PathBuf {
     let target_dir = binaries()
         .ratd
@@ -42,8 +45,26 @@ fn build_deb(out: &Path) -> PathBuf {
     debs.into_iter().next().expect("one")
 }
 
+/// The names of the ELF sections of `binary` holding debug info (`.debug_*`, but for
+/// `.debug_gdb_scripts`: rustc's loaded section naming gdb's pretty-printers, which strip keeps),
+/// as readelf lists them.
+fn debug_sections(binary: &Path) -> Vec<String> {
+    let output = run(
+        "readelf -S",
+        Command::new("readelf").args(["-S", "--wide"]).arg(binary),
+        Duration::from_secs(30),
+    );
+    assert!(output.stdout.contains(" .text "), "{}", output.stdout);
+    output
+        .stdout
+        .split_whitespace()
+        .filter(|word| word.starts_with(".debug_") && *word != ".debug_gdb_scripts")
+        .map(str::to_owned)
+        .collect()
+}
+
 #[test]
-fn the_package_installs_the_binaries_the_unit_and_the_docs() {
+fn the_package_and_the_client_archive() {
     let scratch = tempfile::tempdir().expect("a directory");
     let deb = build_deb(&scratch.path().join("out"));
     let version = env!("CARGO_PKG_VERSION");
@@ -106,13 +127,45 @@ fn the_package_installs_the_binaries_the_unit_and_the_docs() {
         Duration::from_secs(60),
     );
     for binary in ["ratd", "rat", "rat-tool"] {
+        let path = root.join("usr/bin").join(binary);
         let output = run(
             &format!("{binary} --version"),
-            Command::new(root.join("usr/bin").join(binary)).arg("--version"),
+            Command::new(&path).arg("--version"),
             Duration::from_secs(30),
         );
         assert_eq!(output.stdout, format!("{binary} {version}\n"));
+        assert_eq!(
+            debug_sections(&path),
+            Vec::<String>::new(),
+            "{binary} stripped"
+        );
     }
+
+    // Their debug info, in the -dbgsym package: one file per binary, by build id.
+    let ddeb = deb.with_file_name(format!("rat-dbgsym_{version}-1_amd64.ddeb"));
+    let dbgsym = scratch.path().join("dbgsym");
+    run(
+        "dpkg -x the dbgsym package",
+        Command::new("dpkg").arg("-x").arg(&ddeb).arg(&dbgsym),
+        Duration::from_secs(60),
+    );
+    let build_ids = dbgsym.join("usr/lib/debug/.build-id");
+    let mut debug_files = Vec::new();
+    for dir in std::fs::read_dir(&build_ids).expect("the build ids") {
+        for file in std::fs::read_dir(dir.expect("a directory").path()).expect("a directory") {
+            debug_files.push(file.expect("a file").path());
+        }
+    }
+    assert_eq!(debug_files.len(), 3, "{debug_files:?}");
+    for file in &debug_files {
+        assert!(
+            debug_sections(file).contains(&".debug_line".to_owned()),
+            "{} holds line tables",
+            file.display()
+        );
+    }
+
+    the_client_archive_holds_rat_and_rat_tool_stripped(&deb, scratch.path());
 
     // The unit names true paths: its ratd and its documentation are in the package.
     let unit_path = root.join("usr/lib/systemd/system/ratd@.service");
@@ -175,4 +228,80 @@ fn the_package_installs_the_binaries_the_unit_and_the_docs() {
         "{}",
         output.stderr
     );
+}
+
+/// The client archive written beside `deb`: rat and rat-tool alone, stripped, unpacked into
+/// `scratch`. Called by the package's test, which built both (a build takes a minute).
+fn the_client_archive_holds_rat_and_rat_tool_stripped(deb: &Path, scratch: &Path) {
+    let version = env!("CARGO_PKG_VERSION");
+    let name = format!("rat-client-{version}-x86_64-linux");
+    let archive = deb.with_file_name(format!("{name}.tar.gz"));
+
+    let listing = run(
+        "tar -tzvf",
+        Command::new("tar").arg("-tzvf").arg(&archive),
+        Duration::from_secs(60),
+    );
+    let entries: Vec<(&str, &str)> = listing
+        .stdout
+        .lines()
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            (words[0], *words.last().expect("a path"))
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("drwxr-xr-x", format!("{name}/").as_str()),
+            ("-rwxr-xr-x", format!("{name}/rat").as_str()),
+            ("-rwxr-xr-x", format!("{name}/rat-tool").as_str()),
+        ],
+        "{}",
+        listing.stdout
+    );
+
+    // Unpacked as a laptop's user does: each binary runs, stripped, and rat-tool's
+    // configuration starts the rat beside it.
+    let home = scratch.join("home");
+    std::fs::create_dir(&home).expect("a directory");
+    run(
+        "tar -xzf",
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(&home),
+        Duration::from_secs(60),
+    );
+    let dir = home.join(&name);
+    for binary in ["rat", "rat-tool"] {
+        let path = dir.join(binary);
+        let output = run(
+            &format!("{binary} --version"),
+            Command::new(&path).arg("--version"),
+            Duration::from_secs(30),
+        );
+        assert_eq!(output.stdout, format!("{binary} {version}\n"));
+        assert_eq!(
+            debug_sections(&path),
+            Vec::<String>::new(),
+            "{binary} stripped"
+        );
+    }
+    let bundle = scratch.join("bundle");
+    rat_core::mtls::generate("client-archive", &["alice"], &bundle).expect("a bundle");
+    let output = run(
+        "rat-tool config from the archive",
+        Command::new(dir.join("rat-tool"))
+            .args(["config", "--server", "build.example:7281", "--bundle"])
+            .arg(bundle.join("clients/alice")),
+        Duration::from_secs(30),
+    );
+    let config: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+    assert_eq!(
+        config["mcpServers"]["rat-client-archive"]["command"],
+        dir.join("rat").display().to_string()
+    );
+    assert!(!output.stderr.contains("warning"), "{}", output.stderr);
 }

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use tests::{Output, Ratd, binaries, harness_config, node_dir, paragraph, run, workspace_root};
+use tests::{
+    Output, Ratd, binaries, harness_config, node_dir, paragraph, run, workspace_root,
+    write_harness_file,
+};
 
 /// The harness CLI `name` (`claude`, `codex`, `gemini`) of `tests/harnesses`, run with HOME
 /// `home` (and started there), Node 22 first in PATH, their update checks and telemetry off.
@@ -61,7 +64,7 @@ fn rat_command_line(ratd: &Ratd) -> String {
     )
 }
 
-/// Runs the `NAME mcp add ...` line of rat-tool config's output `text` as a user pastes it into
+/// Runs the `NAME mcp add ...` line of rat-tool config's notes `text` as a user pastes it into
 /// bash, `NAME` being the harness CLI of [`harness`], with HOME `home`.
 fn run_printed_line(text: &str, name: &str, home: &Path) {
     let line = paragraph(text, &format!("  {name} mcp add ")).trim_start();
@@ -87,16 +90,16 @@ fn listing(what: &str, command: &mut Command) -> Output {
 #[test]
 fn claude_code_shows_rat_connected_from_the_json_and_from_its_own_add_line() {
     let ratd = Ratd::start("claude", &["agent"]);
-    let text = harness_config(&ratd, "claude-code");
+    let text = harness_config(&ratd, "claude-code").stderr;
     let connected = format!(
         "rat-{}: {} - ✔ Connected",
         ratd.tenant,
         rat_command_line(&ratd)
     );
 
-    // The JSON, as ~/.claude.json (the user's own servers).
+    // The JSON, as ~/.claude.json (the user's own servers): rat-tool config > ~/.claude.json.
     let home_json = home(&ratd, "claude-json");
-    std::fs::write(home_json.join(".claude.json"), paragraph(&text, "{\n")).expect("written");
+    write_harness_file(&ratd, Some("claude-code"), &home_json.join(".claude.json"));
     let output = listing(
         "claude mcp list",
         harness("claude", &home_json).args(["mcp", "list"]),
@@ -126,10 +129,8 @@ fn claude_code_shows_rat_connected_from_the_json_and_from_its_own_add_line() {
 #[test]
 fn gemini_cli_shows_rat_connected_from_its_settings() {
     let ratd = Ratd::start("gemini", &["agent"]);
-    let text = harness_config(&ratd, "gemini");
     let home = home(&ratd, "gemini");
-    std::fs::create_dir(home.join(".gemini")).expect("~/.gemini");
-    std::fs::write(home.join(".gemini/settings.json"), paragraph(&text, "{\n")).expect("written");
+    write_harness_file(&ratd, Some("gemini"), &home.join(".gemini/settings.json"));
     // Gemini CLI disables every MCP server in a folder the user has not trusted: the HOME it
     // runs in is trusted, as a user answering its first question would.
     std::fs::write(
@@ -158,7 +159,7 @@ fn gemini_cli_shows_rat_connected_from_its_settings() {
 #[test]
 fn codex_reads_the_toml_and_its_own_add_line() {
     let ratd = Ratd::start("codex", &["agent"]);
-    let text = harness_config(&ratd, "codex");
+    let text = harness_config(&ratd, "codex").stderr;
     let name = format!("rat-{}", ratd.tenant);
     let expected = format!(
         "{name}\n  enabled: true\n  transport: stdio\n  command: {}\n  args: --server {} --bundle {}\n",
@@ -169,12 +170,7 @@ fn codex_reads_the_toml_and_its_own_add_line() {
 
     // The TOML table, as ~/.codex/config.toml.
     let home_toml = home(&ratd, "codex-toml");
-    std::fs::create_dir(home_toml.join(".codex")).expect("~/.codex");
-    std::fs::write(
-        home_toml.join(".codex/config.toml"),
-        paragraph(&text, "[mcp_servers."),
-    )
-    .expect("written");
+    write_harness_file(&ratd, Some("codex"), &home_toml.join(".codex/config.toml"));
     let output = listing(
         "codex mcp get",
         harness("codex", &home_toml).args(["mcp", "get", &name]),
