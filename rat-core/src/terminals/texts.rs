@@ -154,11 +154,11 @@ pub fn close_window_description() -> String {
 }
 
 /// How to type a command into a full-screen program, told alike by `send_text` and `send_keys`
-/// (`docs/design/terminals.md`, send_text: vim inserts a paste as text in every mode, less takes
-/// it as keys).
+/// (`docs/design/terminals.md`, send_text: vim, once it asked for bracketed paste, inserts a paste
+/// as text in every mode; less takes it as keys).
 const FULL_SCREEN_COMMANDS: &str = "A full-screen program's commands are keys: press them with \
      send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\" in vim; \"q\" in less), as vim \
-     inserts a paste as text in any mode (or press \":\" with send_keys, then send the rest of the \
+     may insert a paste as text in any mode (or press \":\" with send_keys, then send the rest of the \
      command line with send_text).";
 
 /// Description of `send_text`: what the text meets (the paste warning in place of what it meets
@@ -233,7 +233,7 @@ pub fn send_keys_description(check: &TerminalCheck) -> String {
         "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
          To type text at a prompt or into a program's input, use send_text; a full-screen \
          program's commands are keys, pressed here one name per character (\":\", \"w\", \"q\", \
-         \"Enter\" in vim; \"q\" in less), as vim inserts a paste as text in any mode. {returns}",
+         \"Enter\" in vim; \"q\" in less), as vim may insert a paste as text in any mode. {returns}",
         key_names()
     )
 }

@@ -403,20 +403,26 @@ async fn a_full_screen_programs_commands_are_keys() {
         })
         .await;
     };
-    // a paste into vim in normal mode: inserted, as vim asked for bracketed paste
+    // a paste into vim in normal mode: inserted when vim asked for bracketed paste, as it does
+    // under tmux's default terminal from 3.3 on (tmux-256color); under 3.2a's (screen) it does
+    // not ask, and the pasted `:wq` runs as typed keys would
+    let out = std::process::Command::new("tmux").arg("-V").output().expect("tmux -V");
+    let version = tmux_cc::TmuxVersion::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
     vim().await;
     t.send_text(text("main", ":wq", true)).await;
-    let screen = f
-        .read_until("s", "main", 0, |s| s.lines().nth(1) == Some(":wqhello"))
-        .await;
-    assert_eq!(
-        screen.text.lines().nth(1),
-        Some(":wqhello"),
-        "{}",
-        screen.text
-    );
-    t.send_keys(keys("main", &["Escape", ":", "q", "!", "Enter"]))
-        .await;
+    if (version.major, version.minor) >= (3, 3) {
+        let screen = f
+            .read_until("s", "main", 0, |s| s.lines().nth(1) == Some(":wqhello"))
+            .await;
+        assert_eq!(
+            screen.text.lines().nth(1),
+            Some(":wqhello"),
+            "{}",
+            screen.text
+        );
+        t.send_keys(keys("main", &["Escape", ":", "q", "!", "Enter"]))
+            .await;
+    }
     f.ready("s", "main").await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n");
     // text into insert mode by send_text, the command by keys
