@@ -406,7 +406,10 @@ async fn a_full_screen_programs_commands_are_keys() {
     // a paste into vim in normal mode: inserted when vim asked for bracketed paste, as it does
     // under tmux's default terminal from 3.3 on (tmux-256color); under 3.2a's (screen) it does
     // not ask, and the pasted `:wq` runs as typed keys would
-    let out = std::process::Command::new("tmux").arg("-V").output().expect("tmux -V");
+    let out = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .expect("tmux -V");
     let version = tmux_cc::TmuxVersion::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
     vim().await;
     t.send_text(text("main", ":wq", true)).await;
