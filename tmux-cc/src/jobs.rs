@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::fifo::{make_fifo, sh_quote, write_fifo};
 use crate::marker::end_marker;
 use crate::parse::{PaneId, WindowId};
-use crate::stream::{PaneStream, StreamOptions};
+use crate::stream::{JobEnd, PaneStream, Release, StreamOptions};
 use gate::{GATE, read_output};
 pub use hub::NUDGES;
 use hub::{Death, Failure, Hub, HubShared};
@@ -140,6 +140,8 @@ pub struct Job {
     output: JoinHandle<std::io::Result<Vec<u8>>>,
     removed: bool,
     done: Option<JobExit>,
+    /// A job watched live: what lets its gate end it (held until its stream has its end).
+    job_end: Option<JobEnd>,
 }
 
 impl Job {
@@ -172,6 +174,10 @@ impl Job {
     pub async fn wait(&mut self) -> Result<JobExit> {
         if let Some(done) = &self.done {
             return Ok(done.clone());
+        }
+        if let Some(job_end) = &self.job_end {
+            // Waited for before its stream had its last bytes: the job ends all the same.
+            job_end.release(Release::Waited);
         }
         let death = match (&mut self.death).await {
             Ok(Ok(death)) => death,
@@ -240,6 +246,9 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
+        if let Some(job_end) = &self.job_end {
+            job_end.release(Release::Waited);
+        }
         self.hub.forget(self.pane);
         if self.removed {
             return;
@@ -285,7 +294,11 @@ impl Client {
     /// [`StreamEnd::Finished`](crate::StreamEnd::Finished) once the command is done and every
     /// byte it wrote was delivered (tmux-cc's end marker taken out). A consumer slower than the
     /// job may see a [`StreamItem::Paused`](crate::StreamItem::Paused) (see [`PaneStream`]);
-    /// [`Job::wait`] still gives every byte.
+    /// [`Job::wait`] still gives every byte. Read the stream to its end before waiting: the
+    /// job's program is held after the command until its stream has the job's last bytes
+    /// (tmux drops what it has not yet sent of a pane whose program exited), and a job waited
+    /// for first ends at once, its stream then ending with
+    /// [`StreamEnd::PaneClosed`](crate::StreamEnd::PaneClosed) should it miss them.
     ///
     /// ```no_run
     /// # async fn demo(client: &tmux_cc::Client) -> tmux_cc::Result<()> {
@@ -337,9 +350,17 @@ impl Client {
         }
         let marker = end_marker(id);
         let (seen_tx, seen_rx) = oneshot::channel();
+        // Told to the stream, if any, once the end marker came through the pipe; and what
+        // lets the gate end the job once the stream has its last bytes (stream/job_end.rs).
+        let (ended_tx, ended_rx) = oneshot::channel();
+        let job_end = watch.is_some().then(JobEnd::new);
         let reader = {
             let (out, marker) = (out.clone(), marker.clone());
             tokio::task::spawn_blocking(move || read_output(&out, &marker, seen_tx))
+        };
+        let watch = match (watch, &job_end) {
+            (Some(options), Some(job_end)) => Some((options, ended_rx, job_end.clone())),
+            _ => None,
         };
         let result = self.set_up(spec, hub, &gate, &out, &marker, watch).await;
         match result {
@@ -348,8 +369,16 @@ impl Client {
                 // byte before it has too. Then the gate may exit (with the command's status).
                 let gate = gate.clone();
                 let shared = hub.shared.clone();
+                let held = job_end.clone();
                 tokio::spawn(async move {
-                    if seen_rx.await.is_ok() && write_fifo(&gate, b"\n").await.is_ok() {
+                    let seen = seen_rx.await.is_ok();
+                    if seen {
+                        let _ = ended_tx.send(());
+                        if let Some(held) = held {
+                            held.released().await;
+                        }
+                    }
+                    if seen && write_fifo(&gate, b"\n").await.is_ok() {
                         // The gate exits now: the hub looks again within milliseconds, so
                         // that a lost SIGCHLD costs a nudge, not the wait of its timer.
                         shared.kick.notify_one();
@@ -366,6 +395,7 @@ impl Client {
                     death,
                     output: reader,
                     removed: false,
+                    job_end,
                     done: None,
                 };
                 Ok((job, stream))
@@ -391,7 +421,7 @@ impl Client {
         gate: &Path,
         out: &Path,
         marker: &[u8],
-        watch: Option<StreamOptions>,
+        watch: Option<(StreamOptions, oneshot::Receiver<()>, JobEnd)>,
     ) -> Result<(
         WindowId,
         PaneId,
@@ -489,9 +519,9 @@ impl Client {
         // The stream opens while the gate still holds the command: it sees the first byte.
         let stream = match watch {
             None => None,
-            Some(options) => match self.stream(pane, options).await {
+            Some((options, ended, job_end)) => match self.stream(pane, options).await {
                 Ok(mut stream) => {
-                    stream.end_at(marker.to_vec());
+                    stream.end_at(marker.to_vec(), ended, job_end);
                     Some(stream)
                 }
                 Err(e) => {

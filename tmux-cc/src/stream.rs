@@ -22,7 +22,10 @@
 //!   pause-after pauses those panes for this client too, and they are never continued).
 
 mod control;
+mod job_end;
 mod pipe;
+
+pub(crate) use job_end::{JobEnd, Release};
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -126,7 +129,7 @@ pub enum StreamEnd {
     /// A resync failed: tmux's message or the error.
     ResyncFailed(String),
     /// The stream of a job ([`Client::start_job_streamed`]) reached the job's end: every byte
-    /// the command wrote was delivered. Or [`PaneStream::finish`] was called and everything
+    /// the command wrote was delivered, but for those a [`StreamItem::Paused`] said lost. Or [`PaneStream::finish`] was called and everything
     /// tmux had read from the pane by then
     /// was delivered ([`Transport::ControlMode`]).
     Finished,
@@ -183,6 +186,16 @@ pub struct PaneStream {
     filter: MarkerFilter,
     /// Items to hand out before reading more.
     pending: VecDeque<StreamItem>,
+    /// A job's stream: what lets the job's gate end the job (see `job_end`).
+    job: Option<JobEnd>,
+}
+
+impl Drop for PaneStream {
+    fn drop(&mut self) {
+        if let Some(job) = &self.job {
+            job.release(Release::Gone);
+        }
+    }
 }
 
 /// Where a stream's items come from: one per [`Transport`], and nothing once it ended.
@@ -260,6 +273,7 @@ impl Client {
             source,
             filter: MarkerFilter::default(),
             pending: VecDeque::new(),
+            job: None,
         })
     }
 }
@@ -335,6 +349,9 @@ impl PaneStream {
                     let data = self.filter.feed_bytes(data);
                     if self.filter.ended() {
                         // A job's stream, at the job's end: every byte the command wrote came.
+                        if let Some(job) = &self.job {
+                            job.release(Release::Marker);
+                        }
                         self.source = Source::Ended;
                         if !data.is_empty() {
                             self.pending.push_back(StreamItem::Data(data));
@@ -354,12 +371,16 @@ impl PaneStream {
                     }
                     match other {
                         Some(item) => {
+                            self.tell_job(&item);
                             if matches!(item, StreamItem::End(_)) {
                                 self.source = Source::Ended;
                             }
                             self.pending.push_back(item);
                         }
                         None => {
+                            if let Some(job) = &self.job {
+                                job.release(Release::Gone);
+                            }
                             self.source = Source::Ended;
                             return self.pending.pop_front();
                         }
@@ -370,9 +391,31 @@ impl PaneStream {
     }
 
     /// Makes the stream end, with [`StreamEnd::Finished`], at the job's end marker `marker`
-    /// (everything before it delivered, nothing after it).
-    pub(crate) fn end_at(&mut self, marker: Vec<u8>) {
+    /// (everything before it delivered, nothing after it), and tells `job` what lets the job
+    /// end (see `job_end`). `ended` resolves once the marker came through the job's own pipe:
+    /// should the stream not have it once the job was let go, it ends after tmux answered
+    /// behind the job's last bytes ([`Release::end`]).
+    pub(crate) fn end_at(
+        &mut self,
+        marker: Vec<u8>,
+        ended: tokio::sync::oneshot::Receiver<()>,
+        job: JobEnd,
+    ) {
         self.filter = MarkerFilter::ending_at(marker);
+        if let Source::ControlMode(control) = &mut self.source {
+            control.finish_after(ended, job.clone());
+        }
+        self.job = Some(job);
+    }
+
+    /// Tells the job's gate, for a job's stream, what this item means for the job's end.
+    fn tell_job(&self, item: &StreamItem) {
+        let Some(job) = &self.job else { return };
+        match item {
+            StreamItem::Paused => job.release(Release::Paused),
+            StreamItem::End(_) => job.release(Release::Gone),
+            _ => {}
+        }
     }
 }
 

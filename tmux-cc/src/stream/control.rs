@@ -80,7 +80,8 @@ fn route(pane: PaneId, window: WindowId) -> impl Fn(&Notification) -> Routed + S
 
 enum Recv {
     Raw(Option<Raw>),
-    Finished,
+    /// The end a finish asked for came: how the stream ends.
+    Finished(StreamEnd),
 }
 
 /// The control-mode side of a [`super::PaneStream`].
@@ -92,8 +93,9 @@ pub(super) struct ControlSource {
     ready: VecDeque<StreamItem>,
     resync_due: bool,
     snapshot: Capture,
-    /// Set by `finish`: resolves once tmux answered a command sent after it.
-    finish: Option<oneshot::Receiver<()>>,
+    /// Set by `finish`: resolves, with how the stream ends, once tmux answered a command
+    /// sent after it.
+    finish: Option<oneshot::Receiver<StreamEnd>>,
     /// When to nudge tmux if nothing came since the last data (see `ControlSource::poke`).
     pokes: VecDeque<Instant>,
     pause_after: Duration,
@@ -153,14 +155,43 @@ impl ControlSource {
 
     /// See [`super::PaneStream::finish`].
     pub(super) fn finish(&mut self) {
+        self.finish_once(None);
+    }
+
+    /// For a job's stream: [`Self::finish`] once the job's marker came through its pipe
+    /// (`ended`) and the job was let go (`job`), ending as the release says
+    /// ([`super::Release::end`]). A stream that has its marker ends before that.
+    pub(super) fn finish_after(&mut self, ended: oneshot::Receiver<()>, job: super::JobEnd) {
+        self.finish_once(Some((ended, job)));
+    }
+
+    fn finish_once(&mut self, after: Option<(oneshot::Receiver<()>, super::JobEnd)>) {
         let Some(connection) = self.connection.clone() else {
             return;
         };
-        let (tx, rx) = oneshot::channel();
+        let (mut tx, rx) = oneshot::channel();
         self.finish = Some(rx);
         tokio::spawn(async move {
+            let mut end = StreamEnd::Finished;
+            if let Some((ended, job)) = after {
+                // The stream may end (and close its connection) first: this task then lets
+                // the connection go rather than hold it.
+                tokio::select! {
+                    told = ended => if told.is_err() { return },
+                    _ = tx.closed() => return,
+                }
+                tokio::select! {
+                    why = job.released() => end = why.end(),
+                    _ = tx.closed() => return,
+                }
+            }
+            // Two round trips: the first answer comes after every byte tmux read before the
+            // command, or after the point where tmux dropped them for a pause; but the
+            // `%pause` that dropped them is written after that answer (tmux queues it behind
+            // the lines waiting, the answer among them). The second answer comes after it.
             let _ = connection.written().await;
-            let _ = tx.send(());
+            let _ = connection.written().await;
+            let _ = tx.send(end);
         });
     }
 
@@ -178,7 +209,7 @@ impl ControlSource {
             }
             let raw = match self.recv(&connection).await {
                 Recv::Raw(raw) => raw,
-                Recv::Finished => return Some(self.end(StreamEnd::Finished)),
+                Recv::Finished(end) => return Some(self.end(end)),
             };
             if matches!(raw, Some(Raw::Data(_))) {
                 let now = Instant::now();
@@ -217,11 +248,11 @@ impl ControlSource {
     async fn recv(&mut self, connection: &Client) -> Recv {
         loop {
             let poke_at = self.pokes.front().copied();
+            // The end once the finish asked for came; `None` when its condition never will
+            // (its sender went unsent): that finish is then forgotten.
             let finish = async {
                 match &mut self.finish {
-                    Some(done) => {
-                        let _ = done.await;
-                    }
+                    Some(done) => done.await.ok(),
                     None => std::future::pending().await,
                 }
             };
@@ -241,7 +272,12 @@ impl ControlSource {
                     },
                     None => return Recv::Raw(None),
                 },
-                _ = finish => return Recv::Finished,
+                finished = finish => {
+                    if let Some(end) = finished {
+                        return Recv::Finished(end);
+                    }
+                    self.finish = None;
+                }
                 _ = poke => {
                     self.pokes.pop_front();
                     Self::poke(connection);

@@ -98,3 +98,102 @@ async fn a_slow_job_streams_while_it_runs() {
         (Some(5), None, b"first\r\nsecond\r\n".to_vec())
     );
 }
+
+/// A job's stream whose reader falls behind past `pause-after`: tmux pauses the pane and drops
+/// its output, the job's end marker with it, and the stream says so (`Paused`, then
+/// `Continued`, `Resynced`). It still ends, `Finished`, once the job's own pipe had the
+/// marker: every byte tmux read was delivered or told dropped. The job's output is whole.
+#[tokio::test]
+async fn a_job_stream_that_lost_its_end_to_a_pause_still_ends() {
+    let env = env_with_session("jobs-live-paused", "j").await;
+    let spec = JobSpec::window("=j:", "seq 1 300000; exit 4");
+    let (mut job, mut stream) = env
+        .client
+        .start_job_streamed(&spec, StreamOptions::default())
+        .await
+        .unwrap();
+    // Not read for three times pause-after: tmux pauses the pane.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut items = Vec::new();
+    let mut got = 0usize;
+    let read = async {
+        while let Some(item) = stream.next().await {
+            match item {
+                StreamItem::Data(d) => got += d.len(),
+                item => items.push(item),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .unwrap_or_else(|_| panic!("the stream did not end within 30 s: {items:?}"));
+    let kinds: Vec<&str> = items
+        .iter()
+        .map(|item| match item {
+            StreamItem::Paused => "Paused",
+            StreamItem::Continued => "Continued",
+            StreamItem::Resynced(_) => "Resynced",
+            StreamItem::End(StreamEnd::Finished) => "End(Finished)",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["Paused", "Continued", "Resynced", "End(Finished)"],
+        "{got} bytes, then {items:?}"
+    );
+    let exit = tokio::time::timeout(Duration::from_secs(30), job.wait())
+        .await
+        .expect("the job's end within 30 s")
+        .unwrap();
+    assert_eq!(exit.status, Some(4));
+    let expected: String = (1..=300000).map(|n| format!("{n}\r\n")).collect();
+    assert_eq!(exit.output, expected.as_bytes());
+}
+
+/// The job waited for before its stream is read: the wait is not held up by the stream (the
+/// job ends), and the stream still ends, `Finished` with every byte when it had the job's end,
+/// `PaneClosed` (its last output may be missing) when the job ended before it had.
+#[tokio::test]
+async fn a_job_waited_for_before_its_stream_is_read_ends_and_so_does_the_stream() {
+    let env = env_with_session("jobs-live-waited", "j").await;
+    let spec = JobSpec::window("=j:", "seq 1 300000; exit 4");
+    let (mut job, mut stream) = env
+        .client
+        .start_job_streamed(&spec, StreamOptions::default())
+        .await
+        .unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(30), job.wait())
+        .await
+        .expect("the job's end within 30 s, its stream unread")
+        .unwrap();
+    assert_eq!(exit.status, Some(4));
+    let expected: String = (1..=300000).map(|n| format!("{n}\r\n")).collect();
+    assert_eq!(exit.output, expected.as_bytes());
+    let mut data = Vec::new();
+    let mut other = Vec::new();
+    let read = async {
+        while let Some(item) = stream.next().await {
+            match item {
+                StreamItem::Data(bytes) => data.extend_from_slice(&bytes),
+                item => other.push(item),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("the stream ends within 30 s");
+    match other.last() {
+        Some(StreamItem::End(StreamEnd::Finished)) if other.len() == 1 => {
+            assert_eq!(
+                data,
+                expected.as_bytes(),
+                "Finished with no pause: every byte"
+            );
+        }
+        Some(StreamItem::End(
+            StreamEnd::Finished | StreamEnd::PaneClosed | StreamEnd::WindowClosed,
+        )) => {}
+        _ => panic!("{} bytes, then {other:?}", data.len()),
+    }
+}
