@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::files;
 use crate::result::ReadBudget;
 use crate::terminals::TerminalCheck;
+use crate::terminals::check::Degradation;
 use crate::terminals::texts;
 
 pub use rat_wire::tool::{Annotations, Tool, Wait, call_wait, input_schemas, schema};
@@ -72,8 +73,37 @@ pub fn instructions(host: &str, check: &TerminalCheck) -> String {
     texts::instructions(host, check)
 }
 
-/// What the terminals lose, read back from instructions ratd sent (see
-/// [`texts::degradations`]).
-pub fn degradations(instructions: &str) -> Vec<&'static str> {
-    texts::degradations(instructions)
+/// The key of rat's entry in the MCP `capabilities.experimental` ratd sends at initialize.
+pub const CAPABILITY: &str = "rat";
+
+/// rat's entry in the MCP `capabilities.experimental` of a ratd whose terminals `check` found:
+/// `{"degradations": [NAME, ...]}`, each a [`Degradation::name`], in a fixed order.
+pub fn capability(check: &TerminalCheck) -> serde_json::Map<String, serde_json::Value> {
+    let names = check
+        .degradations()
+        .into_iter()
+        .map(|d| serde_json::Value::from(d.name()))
+        .collect();
+    let mut entry = serde_json::Map::new();
+    entry.insert("degradations".into(), serde_json::Value::Array(names));
+    entry
+}
+
+/// What the terminals lose, read back from rat's entry of the capabilities ratd sent (see
+/// [`capability`]): one line each, what is lost and the fix; a name this build does not know is
+/// given as it came. Empty when nothing is lost.
+pub fn degradations(capability: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    let Some(serde_json::Value::Array(names)) = capability.get("degradations") else {
+        return Vec::new();
+    };
+    names
+        .iter()
+        .map(|name| {
+            let name = name.as_str().unwrap_or_default();
+            match Degradation::from_name(name) {
+                Some(lost) => texts::degradation(lost).to_string(),
+                None => format!("terminals: {name} (a degradation this rat-tool does not know)"),
+            }
+        })
+        .collect()
 }

@@ -49,6 +49,8 @@ fn fail(out: &mut impl Write, step: &str, line: &str) -> Failure {
 pub(crate) struct Served {
     /// The MCP instructions, if any.
     instructions: Option<String>,
+    /// rat's entry in the MCP `capabilities.experimental` (what the terminals lose, by name).
+    capability: serde_json::Map<String, serde_json::Value>,
     /// Each tool: its name and description.
     tools: Vec<(String, String)>,
 }
@@ -77,14 +79,10 @@ pub(crate) async fn check(
 }
 
 /// The verdict, once every step passed: each line of it is here. What the terminals lose (read
-/// back from the instructions ratd sent, as a harness sees them) is a WARN line each, naming
-/// what is lost and the fix: ratd serves, but not everything an agent relies on holds.
+/// back by name from the capabilities ratd sent, as a harness gets them) is a WARN line each,
+/// naming what is lost and the fix: ratd serves, but not everything an agent relies on holds.
 fn verdict(out: &mut impl Write, args: &ServerArgs, served: &Served) {
-    let lost = served
-        .instructions
-        .as_deref()
-        .map(rat_core::catalog::degradations)
-        .unwrap_or_default();
+    let lost = rat_core::catalog::degradations(&served.capability);
     for line in &lost {
         emit(out, &format!("  WARN  {line}\n"));
     }
@@ -352,6 +350,13 @@ async fn mcp(
         ),
     );
     let instructions = peer.instructions.clone();
+    let capability = peer
+        .capabilities
+        .experimental
+        .as_ref()
+        .and_then(|entries| entries.get(rat_core::catalog::CAPABILITY))
+        .cloned()
+        .unwrap_or_default();
 
     emit(out, "Tools\n");
     let tools = tokio::time::timeout(MCP_TIMEOUT, service.list_all_tools()).await;
@@ -380,6 +385,7 @@ async fn mcp(
             );
             Ok(Served {
                 instructions,
+                capability,
                 tools: tools
                     .iter()
                     .map(|tool| {

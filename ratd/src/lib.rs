@@ -191,6 +191,7 @@ impl Ratd {
             .map(mcp::rmcp_tool)
             .collect();
         let instructions = rat_core::catalog::instructions(&host, &check);
+        let capability = rat_core::catalog::capability(&check);
 
         // 4. Listen.
         let listeners = match serve::bind(&config.listen).await {
@@ -223,6 +224,7 @@ impl Ratd {
             &host,
             tools,
             instructions,
+            capability,
             runner,
             status,
         ));

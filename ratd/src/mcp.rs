@@ -60,19 +60,27 @@ pub(crate) struct McpState {
 }
 
 impl McpState {
-    /// The shared state of a ratd serving `tenant` on `host`, whose tools are `tools` and whose
-    /// instructions are `instructions`.
+    /// The shared state of a ratd serving `tenant` on `host`, whose tools are `tools`, whose
+    /// instructions are `instructions` and whose entry in the MCP `capabilities.experimental` is
+    /// `capability` (what the terminals lose, by name: `rat_core::catalog::capability`).
     pub(crate) fn new(
         tenant: &str,
         host: &str,
         tools: Vec<Tool>,
         instructions: String,
+        capability: serde_json::Map<String, serde_json::Value>,
         runner: Runner,
         status: Arc<crate::service::status::Status>,
     ) -> Self {
         let mut server_info = Implementation::new("rat", env!("CARGO_PKG_VERSION"));
         server_info.title = Some(format!("rat {tenant} on {host}"));
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        capabilities.experimental = Some(
+            [(rat_core::catalog::CAPABILITY.to_string(), capability)]
+                .into_iter()
+                .collect(),
+        );
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = server_info;
         info.instructions = Some(instructions);
         let http = StreamableHttpServerConfig::default()

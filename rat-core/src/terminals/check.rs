@@ -76,6 +76,22 @@ impl TerminalCheck {
         self.prompts && self.statuses
     }
 
+    /// What the terminals lose, in a fixed order; empty when everything holds. ratd sends these
+    /// to clients by name in its MCP capabilities ([`Degradation::name`]), and `rat-tool check`
+    /// reads them back from there.
+    pub fn degradations(&self) -> Vec<Degradation> {
+        let mut lost = Vec::new();
+        if !self.prompts {
+            lost.push(Degradation::WaitsLost);
+        } else if !self.statuses {
+            lost.push(Degradation::StatusesLost);
+        }
+        if !self.bracketed_paste {
+            lost.push(Degradation::PasteOverridden);
+        }
+        lost
+    }
+
     /// The warnings ratd logs (and shows as degradations), one short label each, in a fixed
     /// order; empty when everything holds.
     pub fn warnings(&self) -> Vec<&'static str> {
@@ -93,5 +109,73 @@ impl TerminalCheck {
             warnings.push("exit statuses lost");
         }
         warnings
+    }
+}
+
+/// One thing the terminals lose, found by the startup check ([`TerminalCheck::degradations`]).
+///
+/// Data, not words: ratd sends each by its [`name`](Degradation::name) in the `rat` entry of its
+/// MCP `capabilities.experimental`, and `rat-tool check` maps the names back to the fix it prints
+/// ([`crate::terminals::texts::degradation`]), so no client matches the instructions' wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Degradation {
+    /// No prompt of rat's hook is recorded (or the check could not run): waits and exit
+    /// statuses are lost.
+    WaitsLost,
+    /// Prompts are recorded but a hook runs before rat's at each prompt: exit statuses are lost.
+    StatusesLost,
+    /// Bracketed paste is off at the prompt: multi-line text may run line by line.
+    PasteOverridden,
+}
+
+impl Degradation {
+    /// Every degradation, in the order they are listed.
+    pub const ALL: [Degradation; 3] = [
+        Degradation::WaitsLost,
+        Degradation::StatusesLost,
+        Degradation::PasteOverridden,
+    ];
+
+    /// Its name on the wire (stable; kebab-case).
+    pub fn name(self) -> &'static str {
+        match self {
+            Degradation::WaitsLost => "waits-lost",
+            Degradation::StatusesLost => "statuses-lost",
+            Degradation::PasteOverridden => "paste-overridden",
+        }
+    }
+
+    /// The degradation of a wire name, `None` for a name this build does not know.
+    pub fn from_name(name: &str) -> Option<Degradation> {
+        Degradation::ALL.into_iter().find(|d| d.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_check_outcome_gives_its_degradations() {
+        let all = TerminalCheck::all_holding();
+        assert_eq!(all.degradations(), []);
+        let statuses = TerminalCheck {
+            statuses: false,
+            ..all.clone()
+        };
+        assert_eq!(statuses.degradations(), [Degradation::StatusesLost]);
+        let nothing = TerminalCheck::not_run("blocked", Duration::ZERO);
+        assert_eq!(
+            nothing.degradations(),
+            [Degradation::WaitsLost, Degradation::PasteOverridden]
+        );
+    }
+
+    #[test]
+    fn names_go_both_ways() {
+        for d in Degradation::ALL {
+            assert_eq!(Degradation::from_name(d.name()), Some(d));
+        }
+        assert_eq!(Degradation::from_name("waits lost"), None);
     }
 }

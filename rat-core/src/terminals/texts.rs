@@ -8,7 +8,7 @@ mod answers;
 
 pub(crate) use answers::*;
 
-use super::check::TerminalCheck;
+use super::check::{Degradation, TerminalCheck};
 use super::keys::{EDIT_KEYS, SHOWN_KEYS};
 use super::names::NAME_RULE;
 use crate::result::ReadBudget;
@@ -21,32 +21,25 @@ pub(crate) const PASTE_WARNING: &str =
 const BASH_MEANS_INPUT: &str = "bash in the foreground means the terminal waits for input, unless it \
      runs a bash script or builtin";
 
-/// What the terminals lose, as read back from the MCP instructions ratd sent (for `rat-tool
-/// check`, which sees only what a harness sees): one line each, what is lost and the fix; empty
-/// when everything holds.
-pub fn degradations(instructions: &str) -> Vec<&'static str> {
-    let mut lost = Vec::new();
-    if instructions.contains("rat can not tell when a command finishes in these terminals") {
-        lost.push(
+/// What a degradation loses and its fix, one line (printed by `rat-tool check`).
+pub fn degradation(lost: Degradation) -> &'static str {
+    match lost {
+        Degradation::WaitsLost => {
             "terminals: waits and exit statuses lost (the startup check found no prompt of \
              rat's hook recorded, or could not run): see ratd's log for PROMPT_COMMAND, and make \
              the bash startup files of ratd's user add to PROMPT_COMMAND rather than replace it \
-             at each prompt, and not block",
-        );
-    } else if instructions.contains(BASH_MEANS_INPUT) {
-        lost.push(
+             at each prompt, and not block"
+        }
+        Degradation::StatusesLost => {
             "terminals: exit statuses lost (a hook runs before rat's in PROMPT_COMMAND at every \
              prompt): see ratd's log for PROMPT_COMMAND, and make the bash startup files of \
-             ratd's user stop moving their hook first at each prompt",
-        );
-    }
-    if instructions.contains(PASTE_WARNING) {
-        lost.push(
+             ratd's user stop moving their hook first at each prompt"
+        }
+        Degradation::PasteOverridden => {
             "terminals: bracketed paste overridden (multi-line text may run line by line): \
-             remove 'set enable-bracketed-paste off' from the inputrc of ratd's user",
-        );
+             remove 'set enable-bracketed-paste off' from the inputrc of ratd's user"
+        }
     }
-    lost
 }
 
 /// The MCP instructions (`docs/design/tools.md`, MCP instructions), for `host`, worded after what
@@ -463,27 +456,6 @@ pub(crate) fn stopping(window: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn degradations_are_read_back_from_the_instructions() {
-        let all = TerminalCheck::all_holding();
-        assert!(degradations(&instructions("h", &all)).is_empty());
-        let statuses = TerminalCheck {
-            statuses: false,
-            ..all.clone()
-        };
-        let found = degradations(&instructions("h", &statuses));
-        assert_eq!(found.len(), 1);
-        assert!(
-            found[0].starts_with("terminals: exit statuses lost"),
-            "{found:?}"
-        );
-        let nothing = TerminalCheck::not_run("blocked", std::time::Duration::ZERO);
-        let found = degradations(&instructions("h", &nothing));
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].starts_with("terminals: waits and exit statuses lost"));
-        assert!(found[1].starts_with("terminals: bracketed paste overridden"));
-    }
 
     #[test]
     fn created_header_is_short() {

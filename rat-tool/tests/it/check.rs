@@ -26,6 +26,8 @@ struct FakeRatd {
     called: Arc<AtomicBool>,
     /// The instructions it sends: ratd's own words, as its startup check found the terminals.
     instructions: Arc<String>,
+    /// rat's entry in its MCP `capabilities.experimental`: what the terminals lose, by name.
+    capability: Arc<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// What a ratd whose terminals hold everything tells in its instructions (the start of them).
@@ -35,7 +37,16 @@ const INSTRUCTIONS: &str = "rat gives you persistent terminals on host: commands
 
 impl ServerHandler for FakeRatd {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        capabilities.experimental = Some(
+            [(
+                rat_core::catalog::CAPABILITY.to_string(),
+                (*self.capability).clone(),
+            )]
+            .into_iter()
+            .collect(),
+        );
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("ratd", "0.1.0").with_title("rat prod on host"))
             .with_instructions(self.instructions.as_str())
     }
@@ -70,15 +81,24 @@ impl ServerHandler for FakeRatd {
 
 /// Serves MCP at /mcp over TLS with `tls` on 127.0.0.1:0; returns the port.
 async fn serve(tls: Arc<rustls::ServerConfig>, called: Arc<AtomicBool>) -> u16 {
-    serve_telling(tls, called, INSTRUCTIONS).await
+    let holding = rat_core::terminals::TerminalCheck::all_holding();
+    serve_telling(
+        tls,
+        called,
+        INSTRUCTIONS,
+        rat_core::catalog::capability(&holding),
+    )
+    .await
 }
 
 async fn serve_telling(
     tls: Arc<rustls::ServerConfig>,
     called: Arc<AtomicBool>,
     instructions: &str,
+    capability: serde_json::Map<String, serde_json::Value>,
 ) -> u16 {
     let instructions = Arc::new(instructions.to_string());
+    let capability = Arc::new(capability);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -89,6 +109,7 @@ async fn serve_telling(
             Ok(FakeRatd {
                 called: called.clone(),
                 instructions: instructions.clone(),
+                capability: capability.clone(),
             })
         },
         Default::default(),
@@ -169,24 +190,35 @@ async fn check_warns_what_the_terminals_lose_with_the_fix() {
         ..rat_core::terminals::TerminalCheck::all_holding()
     };
     let instructions = rat_core::catalog::instructions("host", &lost);
+    // The capability names one more degradation than the instructions hold, and one this
+    // rat-tool does not know: the WARN lines follow the names, not the instructions' words.
+    let mut capability = rat_core::catalog::capability(&lost);
+    capability["degradations"]
+        .as_array_mut()
+        .unwrap()
+        .extend(["paste-overridden".into(), "disk-full".into()]);
     let port = serve_telling(
         server.rustls_config(),
         Arc::new(AtomicBool::new(false)),
         &instructions,
+        capability,
     )
     .await;
     let run = check(&format!("127.0.0.1:{port}"), &b.join("clients/alice")).await;
     assert_eq!(run.code, 0, "{run:?}");
     let text = run.text();
-    let warn = text
-        .lines()
-        .find(|l| l.starts_with("  WARN  "))
-        .unwrap_or_else(|| panic!("{text}"));
+    let warns: Vec<&str> = text.lines().filter(|l| l.starts_with("  WARN  ")).collect();
     assert_eq!(
-        warn,
-        "  WARN  terminals: exit statuses lost (a hook runs before rat's in PROMPT_COMMAND at \
-         every prompt): see ratd's log for PROMPT_COMMAND, and make the bash startup files of \
-         ratd's user stop moving their hook first at each prompt"
+        warns,
+        [
+            "  WARN  terminals: exit statuses lost (a hook runs before rat's in PROMPT_COMMAND at \
+             every prompt): see ratd's log for PROMPT_COMMAND, and make the bash startup files of \
+             ratd's user stop moving their hook first at each prompt",
+            "  WARN  terminals: bracketed paste overridden (multi-line text may run line by line): \
+             remove 'set enable-bracketed-paste off' from the inputrc of ratd's user",
+            "  WARN  terminals: disk-full (a degradation this rat-tool does not know)",
+        ],
+        "{text}"
     );
     assert!(
         text.contains(&format!("ratd at 127.0.0.1:{port} serves this client.")),

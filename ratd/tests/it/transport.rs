@@ -84,6 +84,12 @@ async fn every_version_rmcp_knows_is_served_2024_11_05_included() {
             agreed.as_str(),
             "asked {asked}"
         );
+        // What the terminals lose, by name (rat-tool check reads it): nothing, here.
+        assert_eq!(
+            body["result"]["capabilities"]["experimental"],
+            serde_json::json!({"rat": {"degradations": []}}),
+            "asked {asked}"
+        );
     }
     served.stop().await;
 }
