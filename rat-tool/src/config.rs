@@ -43,7 +43,8 @@ pub(crate) struct Entry {
 
 /// Runs `rat-tool config`: checks the client directory, finds rat next to this executable,
 /// and prints the configuration ([`render`]): the configuration alone to `out` (stdout), the
-/// notes before and after it to `notes` (stderr). A missing rat binary is a warning on stderr:
+/// notes before and after it to `notes` (stderr). When `out` is not a terminal (`> FILE`,
+/// `| jq`), the note before it says where the configuration went rather than leading into it. A missing rat binary is a warning on stderr:
 /// the entry is printed all the same, for a rat installed there later.
 ///
 /// # Errors
@@ -55,8 +56,11 @@ pub(crate) fn config(
     notes: &mut impl Write,
     args: &ServerArgs,
     harness: Option<Harness>,
+    out_is_terminal: bool,
 ) -> Result<(), Failure> {
-    let client_dir = std::path::absolute(&args.bundle)
+    // Without `..` or links where the directory exists (`../demo/bundle/...` as its real path).
+    let client_dir = std::fs::canonicalize(&args.bundle)
+        .or_else(|_| std::path::absolute(&args.bundle))
         .map_err(|e| format!("can not make {} absolute: {e}", args.bundle.display()))?;
     let side = mtls::load_client(&client_dir).map_err(|e| {
         let mut message = format!(
@@ -86,7 +90,13 @@ pub(crate) fn config(
         tenant: side.tenant().to_owned(),
         client: side.client_name().to_owned(),
     };
-    let text = render(&entry, harness)?;
+    let mut text = render(&entry, harness)?;
+    if !out_is_terminal {
+        text.before = format!(
+            "{} (it is on stdout)\n",
+            text.before.trim_end().trim_end_matches(':')
+        );
+    }
     // Each part flushed before the next: on a terminal, the three read in their order. Notes
     // that can not be written (stderr closed) do not fail the command; the configuration does.
     let _ = notes

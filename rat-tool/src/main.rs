@@ -28,6 +28,13 @@ Exit status:
   1  a check failed, or the bundle could not be written (the output says which and why)
   2  the command line is invalid";
 
+/// The exit statuses of `rat-tool config`, as its `--help` documents them.
+const CONFIG_EXIT_HELP: &str = "\
+Exit status:
+  0  the configuration was printed
+  1  the client directory can not be used, or the configuration could not be written
+  2  the command line is invalid";
+
 /// Makes rat certificate bundles, inspects them, and checks a running ratd.
 #[derive(Debug, Parser)]
 #[command(name = "rat-tool", version, after_help = EXIT_HELP)]
@@ -56,7 +63,7 @@ enum Command {
     /// directory, by absolute paths; the directory is checked first, as rat checks it. With
     /// --harness, the entry in that harness's own file and format. The configuration alone
     /// goes to stdout (for > FILE or | jq), the notes around it to stderr.
-    #[command(after_help = EXIT_HELP)]
+    #[command(after_help = CONFIG_EXIT_HELP)]
     Config(ConfigArgs),
 }
 
@@ -125,7 +132,14 @@ fn main() -> ExitCode {
         }) => bundle::generate(&mut out, &tenant, &clients, &output),
         Command::Bundle(BundleCommand::Inspect { dirs }) => bundle::inspect(&mut out, &dirs),
         Command::Config(args) => {
-            config::config(&mut out, &mut std::io::stderr(), &args.server, args.harness)
+            let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            config::config(
+                &mut out,
+                &mut std::io::stderr(),
+                &args.server,
+                args.harness,
+                terminal,
+            )
         }
         Command::Check(args) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
