@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rat_core::mtls;
+use rat_wire::mtls;
 use rustls::pki_types::ServerName;
 
 fn env_or(name: &str, default: u64) -> u64 {

@@ -26,11 +26,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tmux_cc::test_support::SocketGuard;
 
-use rat_core::mtls;
 use rat_core::result::ReadBudget;
 use rat_core::terminals::{
     Controller, ControllerConfig, ReadWindow, SendKeys, SendText, WaitWindow,
 };
+use rat_wire::mtls;
 use tokio_util::sync::CancellationToken;
 
 /// Counts the bytes allocated while [`COUNTING`] is set: the memory a per-request build costs.

@@ -1,25 +1,25 @@
-//! The tools as MCP sees them: the table of tools ([`Tool`], in `rat-wire`: names, titles,
-//! input schemas, annotations, waits) with the descriptions, and the MCP instructions
+//! The tools as MCP sees them: the table of tools ([`crate::tools::TOOLS`]: names, titles,
+//! input schemas, annotations, waits, descriptions) and the MCP instructions
 //! (`docs/design/tools.md`).
 //!
 //! Schemas are built once (ratd serves the same ones to every request) and do not depend on the
-//! startup check, so `rat` computes the `Mcp-Param-Window` header from [`input_schemas`] without
-//! asking ratd. Descriptions and instructions do depend on it: they take the
-//! [`TerminalCheck`]. The file tools' descriptions come from [`crate::files`].
+//! startup check, so `rat` computes the `Mcp-Param-Window` header from the same schemas, which
+//! rat-wire holds, without asking ratd. Descriptions and instructions do depend on it: they
+//! take the [`TerminalCheck`].
 
 use serde_json::{Map, Value};
 
-use crate::files;
 use crate::result::ReadBudget;
 use crate::terminals::TerminalCheck;
 use crate::terminals::check::Degradation;
 use crate::terminals::texts;
+use crate::tools::{TOOLS, schema};
 
-pub use rat_wire::tool::{Annotations, Tool, Wait, call_wait, input_schemas, schema};
+pub use crate::tool::Annotations;
 
-/// The names of the tools, in the order [`tools`] gives them ([`Tool::NAMES`]). Fixed, with no
-/// tenant prefix: harnesses prefix them with the server name of their own configuration.
-pub const TOOL_NAMES: &[&str] = Tool::NAMES;
+/// The names of the tools, in the order [`tools`] gives them. Fixed, with no tenant prefix:
+/// harnesses prefix them with the server name of their own configuration.
+pub const TOOL_NAMES: &[&str] = crate::tools::NAMES;
 
 /// A tool as listed to clients.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,35 +36,26 @@ pub struct ToolDef {
     pub annotations: Annotations,
 }
 
-/// What the agent reads of `tool`, worded after `check` and stating `budget`. Matched on every
-/// tool: a tool added to the table without a description does not compile.
-pub fn description(tool: Tool, check: &TerminalCheck, budget: ReadBudget) -> String {
-    match tool {
-        Tool::ListWindows => texts::list_windows_description(check),
-        Tool::CreateWindow => texts::create_window_description(check),
-        Tool::CloseWindow => texts::close_window_description(),
-        Tool::SendText => texts::send_text_description(check),
-        Tool::SendKeys => texts::send_keys_description(check),
-        Tool::ReadWindow => texts::read_window_description(budget),
-        Tool::WaitWindow => texts::wait_window_description(check),
-        Tool::WriteFile => files::write_file_description(),
-        Tool::ReadFile => files::read_file_description(budget),
-    }
-}
-
 /// Every tool, in the order of [`TOOL_NAMES`], its description worded after `check` and
 /// stating `budget`.
 pub fn tools(check: &TerminalCheck, budget: ReadBudget) -> Vec<ToolDef> {
-    input_schemas()
-        .into_iter()
-        .zip(Tool::ALL)
-        .map(|((name, input_schema), &tool)| ToolDef {
-            name,
-            title: Some(tool.title().to_string()),
-            description: description(tool, check, budget),
-            input_schema,
-            annotations: tool.annotations(),
+    TOOLS
+        .iter()
+        .map(|tool| ToolDef {
+            name: tool.name,
+            title: Some(tool.title.to_string()),
+            description: tool.description(check, budget),
+            input_schema: schema(tool).clone(),
+            annotations: tool.annotations,
         })
+        .collect()
+}
+
+/// The input schema of each tool, in the order of [`TOOL_NAMES`], made once.
+pub fn input_schemas() -> Vec<(&'static str, Map<String, Value>)> {
+    TOOLS
+        .iter()
+        .map(|tool| (tool.name, schema(tool).clone()))
         .collect()
 }
 

@@ -8,12 +8,11 @@
 //!   `tmux-cc`), the startup check, and [`terminals::Terminals`], the terminal tools
 //!   bound to one tmux session.
 //! - [`files`]: `write_file` and `read_file`.
+//! - [`tool`]: what a tool is (the [`tool::Tool`] trait); [`tools`]: the table of tools, one
+//!   file each, and [`tools::call`], the one way into a tool; [`arguments`]: a call's
+//!   arguments checked against the tool's schema, a mistyped one told in the agent's terms.
 //! - [`catalog`]: the tools as MCP sees them (names, input schemas, descriptions,
-//!   annotations) and the MCP instructions; [`arguments`]: a call's arguments checked against
-//!   them, a mistyped one told in the agent's terms.
-//! - [`mtls`], [`connect`], [`words`]: re-exported from `rat-wire`, where they live because
-//!   `rat` shares them without linking rat-core: the certificate bundles, the flags ratd's
-//!   clients share, the common phrasings.
+//!   annotations) and the MCP instructions.
 //!
 //! # Example
 //! ```no_run
@@ -32,5 +31,5 @@ pub mod catalog;
 pub mod files;
 pub mod result;
 pub mod terminals;
-
-pub use rat_wire::{connect, mtls, words};
+pub mod tool;
+pub mod tools;

@@ -311,7 +311,7 @@ fn the_readme_and_the_descriptions_state_the_schema_bounds() {
     let property = |tool: &str, argument: &str| -> Value {
         schemas.iter().find(|(n, _)| *n == tool).unwrap().1["properties"][argument].clone()
     };
-    use rat_wire::input::{DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS};
+    use rat_wire::tool::{DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS};
     for tool in ["send_text", "send_keys"] {
         assert_eq!(
             property(tool, "wait_seconds")["maximum"],

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use rat_core::mtls::{self, Check, LoadedSide};
+use rat_wire::mtls::{self, Check, LoadedSide};
 
 /// What went wrong, for the last line (stderr) and the exit status.
 pub(crate) type Failure = String;

@@ -11,8 +11,8 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rat_core::connect::{ENDPOINT_PATH, ServerArgs};
-use rat_core::mtls::{self, ClientSide, LoadedSide};
+use rat_wire::connect::{ENDPOINT_PATH, ServerArgs};
+use rat_wire::mtls::{self, ClientSide, LoadedSide};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientConfig, Implementation};
 use rmcp::transport::StreamableHttpClientTransport;

@@ -17,8 +17,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rat_core::connect::{ServerAddress, ServerArgs};
-use rat_core::mtls;
+use rat_wire::connect::{ServerAddress, ServerArgs};
+use rat_wire::mtls;
 use serde_json::json;
 
 use crate::bundle::Failure;

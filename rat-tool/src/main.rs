@@ -8,7 +8,7 @@
 //! rat-tool config --server HOST:PORT --bundle DIR [--harness NAME]   (the harness entry)
 //! ```
 //!
-//! Glue only: the bundles are `rat_core::mtls`, the flags `rat_core::connect`; `check` is an
+//! Glue only: the bundles are `rat_wire::mtls`, the flags `rat_wire::connect`; `check` is an
 //! rmcp client over reqwest with the client configuration of the bundle.
 #![forbid(unsafe_code)]
 
@@ -71,7 +71,7 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct CheckArgs {
     #[command(flatten)]
-    server: rat_core::connect::ServerArgs,
+    server: rat_wire::connect::ServerArgs,
     /// After the verdict, print the MCP instructions and each tool's description, as agents
     /// read them.
     #[arg(long)]
@@ -82,7 +82,7 @@ struct CheckArgs {
 #[derive(Debug, clap::Args)]
 struct ConfigArgs {
     #[command(flatten)]
-    server: rat_core::connect::ServerArgs,
+    server: rat_wire::connect::ServerArgs,
     /// The harness to write the configuration for, in its own file and format; without it,
     /// the "mcpServers" JSON most harnesses read, and the direct URL.
     #[arg(long, value_name = "NAME", value_enum)]

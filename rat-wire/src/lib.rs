@@ -1,6 +1,6 @@
 //! rat-wire: what `rat`, `rat-tool` and `ratd` share on the wire, and nothing else:
-//! - [`tool`]: the table of tools ([`tool::Tool`]: names, titles, annotations, waits) and
-//!   [`input`], their input types, whose JSON schemas clients get;
+//! - [`tool`]: what rat must know of the tools (names, input schemas, waits), read from
+//!   `tools.json`, which rat-core's table of tools writes;
 //! - [`mtls`]: the certificate bundles (generate, load and check, rustls configurations);
 //! - [`connect`]: the defaults and the `--server`/`--bundle` flags ratd's clients share;
 //! - [`words`]: the few phrasings every program uses (how long ago, an OS error's reason).
@@ -12,10 +12,9 @@
 //!
 //! # Example
 //! ```
-//! use rat_wire::tool::{Tool, call_wait};
+//! use rat_wire::tool::{Wait, call_wait, find};
 //!
-//! assert_eq!(Tool::from_name("wait_window"), Some(Tool::WaitWindow));
-//! assert_eq!(Tool::WaitWindow.title(), "Wait for a window");
+//! assert_eq!(find("wait_window").map(|tool| tool.wait), Some(Wait::Always));
 //! let arguments = serde_json::json!({"window": "main", "max_seconds": 5});
 //! let wait = call_wait("wait_window", arguments.as_object().unwrap());
 //! assert_eq!(wait.as_secs(), 5);
@@ -23,7 +22,6 @@
 #![forbid(unsafe_code)]
 
 pub mod connect;
-pub mod input;
 pub mod mtls;
 pub mod tool;
 pub mod words;

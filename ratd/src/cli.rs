@@ -71,7 +71,7 @@ impl Args {
 }
 
 /// The levels of `--log-level`, shared with rat.
-pub use rat_core::connect::LogLevel;
+pub use rat_wire::connect::LogLevel;
 
 /// The `tracing_subscriber::EnvFilter` directives for `level`. rmcp logs every
 /// stateless request at info level (`docs/design/status-and-logs.md`), hyper and rustls their

@@ -1,6 +1,7 @@
 //! The count of tool calls in flight, waits apart: kept by the tools, read by the status line
 //! (a module of its own so that the service, below the tools, reads it without importing them).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Counts the calls in flight, waits apart (the status line shows waits in flight:
@@ -8,7 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Debug, Default)]
 pub struct InFlight {
     pub(crate) calls: AtomicUsize,
-    pub(crate) waits: AtomicUsize,
+    /// Shared with each call's session, where rat-core counts the calls that wait.
+    pub(crate) waits: Arc<AtomicUsize>,
 }
 
 impl InFlight {

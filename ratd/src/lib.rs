@@ -37,9 +37,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use rat_core::mtls;
 use rat_core::result::ReadBudget;
-use rat_core::terminals::{Controller, ControllerConfig, StopStep};
+use rat_core::terminals::{Controller, ControllerConfig, Stopped};
+use rat_wire::mtls;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
@@ -403,23 +403,23 @@ impl Ratd {
         tracing::info!(tenant, "stopping: stopping the terminals");
         let gave_up = matches!(supervised, Ok(Err(_)));
         match controller.stop().await {
-            Ok(report) => match report.step {
-                StopStep::AlreadyExited if report.exit.requested => {
+            Ok(report) => match Stopped::from(report) {
+                Stopped::ExitedAsked => {
                     tracing::info!(tenant, "stopped: the tmux server had already exited")
                 }
-                StopStep::AlreadyExited if gave_up => tracing::info!(
+                Stopped::ExitedUnasked { exit } if gave_up => tracing::info!(
                     tenant,
-                    exit = %report.exit.status,
+                    exit = %exit,
                     "stopped: the tmux server was dead already, after dying 5 times within 5 minutes (see the deaths above)"
                 ),
-                StopStep::AlreadyExited => tracing::info!(
+                Stopped::ExitedUnasked { exit } => tracing::info!(
                     tenant,
-                    exit = %report.exit.status,
+                    exit = %exit,
                     "stopped: the tmux server had exited on its own (stopped as a service, systemd signals tmux too): nothing to force"
                 ),
-                StopStep::KillServer => tracing::info!(tenant, step = %report.step, "stopped"),
-                StopStep::Terminate | StopStep::Kill => {
-                    tracing::warn!(tenant, step = %report.step, "stopped, forcing the tmux server")
+                Stopped::Asked { step } => tracing::info!(tenant, step = %step, "stopped"),
+                Stopped::Forced { step } => {
+                    tracing::warn!(tenant, step = %step, "stopped, forcing the tmux server")
                 }
             },
             Err(error) => tracing::warn!(tenant, %error, "stopped, the tmux server may be left"),

@@ -204,7 +204,8 @@ impl ServerHandler for RatServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let name = request.name.as_ref();
-        if !self.shared.tools.iter().any(|tool| tool.name == name) {
+        // The one place the name is resolved: rat-core's table.
+        let Some(tool) = rat_core::tools::find(name) else {
             let shown = format!("{name:?}");
             tracing::info!(
                 session = %self.peer.client,
@@ -218,18 +219,18 @@ impl ServerHandler for RatServer {
                 format!(
                     "unknown tool {}: ratd offers {}",
                     cut_quoted(&shown, 64),
-                    rat_core::catalog::TOOL_NAMES.join(", ")
+                    rat_core::tools::NAMES.join(", ")
                 ),
                 None,
             ));
-        }
+        };
         let arguments = request.arguments.unwrap_or_default();
         let result = self
             .shared
             .runner
-            .call(name, arguments, &self.peer, context.ct.clone())
+            .call(tool, arguments, &self.peer, context.ct.clone())
             .await;
-        log_call(&self.peer, name, &result, started.elapsed());
+        log_call(&self.peer, tool.name, &result, started.elapsed());
         let content = vec![ContentBlock::text(result.text)];
         Ok(if result.outcome.is_error() {
             CallToolResult::error(content)

@@ -59,7 +59,7 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The one path ratd serves (`docs/design/transport.md`, Serving), shared with its clients.
-pub use rat_core::connect::ENDPOINT_PATH;
+pub use rat_wire::connect::ENDPOINT_PATH;
 
 /// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
 /// `hard_stop` drops the connections still open.
@@ -222,7 +222,7 @@ async fn serve_connection(
         () = place.evicted.cancelled() => return,
         () = hard_stop.cancelled() => return,
     };
-    let Some(client) = rat_core::mtls::peer_client_name(tls.get_ref().1) else {
+    let Some(client) = rat_wire::mtls::peer_client_name(tls.get_ref().1) else {
         // The verifier requires a client certificate of the bundle, whose names the bundle
         // checks: this is a bundle ratd's loader should not have accepted.
         return refusals.note(addr, "the client certificate names no valid client");

@@ -147,7 +147,7 @@ mod tests {
         let a = unique_name("py");
         let b = unique_name("py");
         assert_ne!(a, b);
-        rat_core::mtls::check_name(&a).expect("a plain name");
+        rat_wire::mtls::check_name(&a).expect("a plain name");
     }
 
     #[test]

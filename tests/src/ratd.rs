@@ -45,7 +45,7 @@ impl Ratd {
             .prefix("rat-e2e-")
             .tempdir()
             .expect("a temporary directory");
-        rat_core::mtls::generate(&tenant, clients, &dir.path().join("bundle"))
+        rat_wire::mtls::generate(&tenant, clients, &dir.path().join("bundle"))
             .expect("the bundle is generated");
         // A home of its own: the terminals start there, with no startup file of the user
         // running the tests (a PROMPT_COMMAND hook run before rat's, such as pyenv's, loses

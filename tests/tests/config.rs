@@ -69,7 +69,7 @@ fn the_printed_entry_starts_rat_and_reaches_a_terminal() {
 fn a_whole_bundle_is_refused_with_the_directory_to_give() {
     let dir = tempfile::tempdir().expect("a directory");
     let bundle = dir.path().join("bundle");
-    rat_core::mtls::generate("config-refused", &["agent"], &bundle).expect("a bundle");
+    rat_wire::mtls::generate("config-refused", &["agent"], &bundle).expect("a bundle");
     let (status, output) = run_to_exit(
         "rat-tool config",
         Command::new(&binaries().rat_tool)

@@ -290,7 +290,7 @@ fn the_client_archive_holds_rat_and_rat_tool_stripped(deb: &Path, scratch: &Path
         );
     }
     let bundle = scratch.join("bundle");
-    rat_core::mtls::generate("client-archive", &["alice"], &bundle).expect("a bundle");
+    rat_wire::mtls::generate("client-archive", &["alice"], &bundle).expect("a bundle");
     let output = run(
         "rat-tool config from the archive",
         Command::new(dir.join("rat-tool"))

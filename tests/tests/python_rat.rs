@@ -107,7 +107,7 @@ fn initialize_error(server: &str, client_dir: &std::path::Path) -> String {
 fn a_harness_is_told_why_ratd_is_out_of_reach() {
     let dir = tempfile::tempdir().expect("a directory");
     let tenant = tests::unique_name("py-none");
-    rat_core::mtls::generate(&tenant, &["agent"], &dir.path().join("b")).expect("a bundle");
+    rat_wire::mtls::generate(&tenant, &["agent"], &dir.path().join("b")).expect("a bundle");
     let client = dir.path().join("b/clients/agent");
 
     // Nothing listens.

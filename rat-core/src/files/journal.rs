@@ -124,7 +124,7 @@ impl Journal {
         Some(format!(
             "A write_file of {} to this file was cut short at {}: ratd ended during it. The file may be partial or empty: check it, and write it again if needed.",
             size_text(cut.bytes),
-            crate::mtls::format_time(cut.began)
+            rat_wire::mtls::format_time(cut.began)
         ))
     }
 }

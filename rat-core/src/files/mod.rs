@@ -107,7 +107,9 @@ mod scan;
 pub mod text;
 mod write;
 
-pub use rat_wire::input::{ReadFile, WriteFile};
+mod input;
+
+pub use input::{ReadFile, WriteFile};
 
 /// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
 /// missing directories, and the subagent for copies. It tells no way around for binary content:

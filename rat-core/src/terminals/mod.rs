@@ -40,6 +40,7 @@ pub(crate) mod output;
 pub(crate) mod prompts;
 pub(crate) mod screen;
 pub mod status;
+pub mod stopped;
 pub mod texts;
 pub mod tools;
 // Compiled and tested; the answers do not take their rows from it yet (docs/design/output.md).
@@ -55,9 +56,10 @@ pub use control_chars as text;
 
 pub use check::TerminalCheck;
 pub use controller::{
-    Controller, ControllerConfig, ControllerStartError, ExitKind, ServerExit, StopReport, StopStep,
+    Controller, ControllerConfig, ControllerStartError, ExitKind, ServerExit, StopReport,
 };
 pub use input::{
     CloseWindow, CreateWindow, ListWindows, ReadWindow, SendKeys, SendText, WaitWindow,
 };
+pub use stopped::Stopped;
 pub use tools::Terminals;

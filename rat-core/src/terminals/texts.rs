@@ -5,8 +5,10 @@
 //! change of wording in review.
 
 mod answers;
+mod arguments;
 
 pub(crate) use answers::*;
+pub(crate) use arguments::*;
 
 use super::check::{Degradation, TerminalCheck};
 use super::keys::{EDIT_KEYS, SHOWN_KEYS};

@@ -101,8 +101,8 @@ fn inspect_tells_directories_of_several_bundles() {
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a");
     let b = tmp.path().join("b");
-    rat_core::mtls::generate("prod", &["alice"], &a).unwrap();
-    rat_core::mtls::generate("prod", &["alice"], &b).unwrap();
+    rat_wire::mtls::generate("prod", &["alice"], &a).unwrap();
+    rat_wire::mtls::generate("prod", &["alice"], &b).unwrap();
     let run = rat_tool(
         [
             a.join("server"),
@@ -130,7 +130,7 @@ fn inspect_tells_directories_of_several_bundles() {
 fn inspect_fails_on_a_failing_check() {
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a");
-    rat_core::mtls::generate("prod", &["alice", "bob"], &a).unwrap();
+    rat_wire::mtls::generate("prod", &["alice", "bob"], &a).unwrap();
     let key = a.join("clients/bob/client.key");
     fs::set_permissions(&key, fs::Permissions::from_mode(0o644)).unwrap();
     let run = rat_tool([
@@ -149,7 +149,7 @@ fn inspect_warns_under_a_year_of_validity() {
     let a = tmp.path().join("a");
     // generated 9.5 years ago: about half a year left
     let at = SystemTime::now() - Duration::from_secs(9 * 365 * 86_400 + 180 * 86_400);
-    rat_core::mtls::generate_at("prod", &["alice"], &a, at).unwrap();
+    rat_wire::mtls::generate_at("prod", &["alice"], &a, at).unwrap();
     let run = rat_tool(["bundle", "inspect", a.join("server").to_str().unwrap()]);
     assert_eq!(run.code, 0, "{run:?}");
     insta::assert_snapshot!(redact(&run.text(), tmp.path()));

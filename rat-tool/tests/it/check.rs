@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::common::{Run, rat_tool, redact};
 use hyper_util::rt::TokioIo;
-use rat_core::mtls;
+use rat_wire::mtls;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,

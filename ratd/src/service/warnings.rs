@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::unistd::{AccessFlags, access};
-use rat_core::mtls;
 use rat_core::terminals::TerminalCheck;
+use rat_wire::mtls;
 use tokio_util::sync::CancellationToken;
 
 use super::status::{Degradations, Status};

@@ -373,7 +373,7 @@ async fn a_write_cut_by_a_kill_of_ratd_is_told_by_the_next_read() {
     let told = |at: std::time::SystemTime| {
         format!(
             "A write_file of 1 MiB to this file was cut short at {}: ratd ended during it. The file may be partial or empty: check it, and write it again if needed.",
-            rat_core::mtls::format_time(at)
+            rat_wire::mtls::format_time(at)
         )
     };
     assert!(
@@ -413,7 +413,7 @@ async fn an_extra_field_in_tool_arguments_is_refused_by_its_name() {
     assert!(is_error);
     assert_eq!(
         text,
-        "The arguments of read_file are not valid: unknown field `recursive`, expected one of `path`, `start_line`, `max_lines`, `line_numbers`. Nothing was done: call read_file again with arguments that follow its input schema."
+        "The arguments of read_file are not valid: \"recursive\" is not one of its arguments, which are path, start_line, max_lines, line_numbers. Nothing was done: call read_file again without \"recursive\" as its input schema tells."
     );
     client.cancel().await.unwrap();
     served.stop().await;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::common::{Bundle, Served, SocketGuard, unique_tenant};
 use crate::service_common::Daemon;
-use rat_core::mtls;
+use rat_wire::mtls;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose, PKCS_ECDSA_P256_SHA256, date_time_ymd,

@@ -144,12 +144,12 @@ fn a_bundle_expiring_within_a_year_is_warned_and_shown_in_the_status() {
     let day = std::time::Duration::from_secs(86_400);
     // Issued nearly ten years ago (its validity): about 200 days and a half left.
     let issued = std::time::SystemTime::now() - (10 * 365 - 200) * day - day / 2;
-    rat_core::mtls::generate_at(&tenant, &["alice"], &dir.path().join("b"), issued).unwrap();
+    rat_wire::mtls::generate_at(&tenant, &["alice"], &dir.path().join("b"), issued).unwrap();
     let bundle = Bundle {
         dir,
         tenant: tenant.clone(),
     };
-    let not_after = rat_core::mtls::load_server(&bundle.server_dir())
+    let not_after = rat_wire::mtls::load_server(&bundle.server_dir())
         .unwrap()
         .not_after();
     let days = not_after
@@ -185,7 +185,7 @@ fn a_bundle_expiring_within_a_year_is_warned_and_shown_in_the_status() {
             "the bundle expires on {} ({days} days left): less than a year left, and an expired \
 bundle stops every client at once; generate a new one (rat-tool bundle generate) and deploy it \
 to every side",
-            rat_core::mtls::format_time(not_after)
+            rat_wire::mtls::format_time(not_after)
         )
     );
     let mut buf = [0u8; 4096];

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rat_core::mtls;
 use rat_core::result::ReadBudget;
+use rat_wire::mtls;
 use ratd::{Config, InFlight, Listen, Ratd};
 use rmcp::RoleClient;
 use rmcp::model::{ClientConfig, ProtocolVersion};
