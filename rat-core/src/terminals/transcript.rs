@@ -19,7 +19,7 @@
 
 // Public with the feature `test-support`, for the differential test
 // (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports))]
+#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports, dead_code))]
 
 mod marks;
 mod render;
@@ -27,7 +27,7 @@ mod source;
 #[cfg(test)]
 mod tests;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 pub use marks::{Mark, MarkId};
 use marks::{MarkScanner, Piece};
@@ -88,6 +88,10 @@ pub struct Transcript {
     ended: VecDeque<Command>,
     /// The last prompt's mark.
     prompt: Option<MarkId>,
+    /// Each shell's last prompt seen.
+    prompts: HashMap<u32, u64>,
+    /// The ended commands told in full, newest last (a few).
+    told: VecDeque<MarkId>,
 }
 
 impl Transcript {
@@ -100,6 +104,8 @@ impl Transcript {
             open: Vec::new(),
             ended: VecDeque::new(),
             prompt: None,
+            prompts: HashMap::new(),
+            told: VecDeque::new(),
         }
     }
 
@@ -191,6 +197,10 @@ impl Transcript {
             Mark::Prompt(id) => {
                 self.close_before(id, true);
                 self.prompt = Some(id);
+                if self.prompts.len() >= KEPT && !self.prompts.contains_key(&id.shell) {
+                    self.prompts.clear();
+                }
+                self.prompts.insert(id.shell, id.prompt);
             }
         }
     }
@@ -231,7 +241,27 @@ impl Transcript {
         let i = self.ended.iter().position(|c| c.id == id)?;
         let told = told(&mut self.ended[i]);
         self.ended.remove(i);
+        self.told.push_back(id);
+        if self.told.len() > KEPT {
+            self.told.pop_front();
+        }
         Some(told)
+    }
+
+    /// Whether prompt `id` (or a later one of its shell) was seen: every byte its shell
+    /// printed before it was fed.
+    pub fn seen_prompt(&self, id: MarkId) -> bool {
+        self.prompts.get(&id.shell).is_some_and(|&k| k >= id.prompt)
+    }
+
+    /// The command running in the innermost shell, when its output mark came.
+    pub fn running(&self) -> Option<MarkId> {
+        self.open.last().map(|c| c.id)
+    }
+
+    /// Whether command `id` ended and was told in full already (forgotten since).
+    pub fn was_told(&self, id: MarkId) -> bool {
+        self.told.contains(&id)
     }
 
     /// The last command of shell `shell` whose output or end mark came, newest first: the

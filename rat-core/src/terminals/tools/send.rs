@@ -86,7 +86,13 @@ impl Terminals {
         } else {
             false
         };
-        let prompts = self.inner().live_any().prompts;
+        // The pane's transcript follows it before the input is written: every byte of its
+        // command, marks included, comes through its pipe.
+        let live = self.inner().live_any();
+        if let Ok(client) = self.inner().client().await {
+            live.follows.start(&client, w.pane).await;
+        }
+        let prompts = live.prompts;
         let mut turn = prompts.start_input(w.pane).await.map_err(|e| {
             TmuxFailure::Internal(format!("recording an input for the prompt hook: {e}")).result()
         })?;
@@ -225,6 +231,7 @@ impl Terminals {
             LineEdit::Types
         };
         let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
+        let number = turn.number();
         let look = texts::look_text(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -232,7 +239,7 @@ impl Terminals {
                 ToolResult::ok(texts::text_sent(window, chars, input.enter))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel).await)
+        log(self.then_wait(window, result, seconds, cancel, number).await)
     }
 
     /// After an input asking for a wait: the answer of wait_window once it was sent, or the
@@ -243,6 +250,7 @@ impl Terminals {
         sent: ToolResult,
         seconds: u32,
         cancel: CancellationToken,
+        input: u64,
     ) -> ToolResult {
         if seconds == 0 || !matches!(sent.outcome, Outcome::Ok) {
             return sent;
@@ -256,7 +264,7 @@ impl Terminals {
             ));
         }
         let cancelled = cancel.clone();
-        let result = match self.wait_loop(window, seconds, cancel, &check).await {
+        let result = match self.wait_loop(window, seconds, cancel, &check, Some(input)).await {
             Ok(result) => result,
             Err(fail) => fail.result(),
         };
@@ -329,13 +337,14 @@ impl Terminals {
             .input_ok(&cmds)
             .await
             .map(|outputs| mark(&turn, &outputs, "", line_edit(&input.keys)));
+        let number = turn.number();
         let look = texts::look_keys(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
                 ToolResult::ok(texts::keys_sent(window, &texts::keys_pressed(&input.keys)))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel).await)
+        log(self.then_wait(window, result, seconds, cancel, number).await)
     }
 }
 

@@ -68,6 +68,8 @@ pub struct Render {
     told: u64,
     /// Rows dropped past the limit before they were told.
     gone: u64,
+    /// Rows of it were told before (an answer about it while it ran).
+    answered: bool,
 }
 
 /// The rows of a command not yet told, joined into lines.
@@ -82,6 +84,8 @@ pub struct Lines {
     pub rows: u64,
     /// Rows not told that were dropped past the history's limit before this.
     pub gone: u64,
+    /// Rows of the command were told before these (they are the rows since).
+    pub told_before: bool,
 }
 
 impl Render {
@@ -99,6 +103,7 @@ impl Render {
             dropped: 0,
             told: 0,
             gone: 0,
+            answered: false,
         }
     }
 
@@ -196,6 +201,7 @@ impl Render {
         let whole_end = if ended { end } else { cursor_line.min(end) };
         let mut out = Lines {
             gone: self.gone,
+            told_before: self.answered,
             ..Lines::default()
         };
         let mut line = String::new();
@@ -220,6 +226,7 @@ impl Render {
         if tell {
             self.told = self.told.max(whole_end);
             self.gone = 0;
+            self.answered = true;
         }
         out
     }
