@@ -393,6 +393,17 @@ impl InputTurn {
         self.number
     }
 
+    /// The pane the input goes to.
+    pub(crate) fn pane(&self) -> u32 {
+        self.pane
+    }
+
+    /// Whether the input is sent at a prompt whose record was read (see
+    /// [`PaneState::input_at`]).
+    pub(crate) fn at_prompt(&self) -> bool {
+        self.prompts.pane(self.pane).input_at(self.number).is_some()
+    }
+
     /// Notes where this input's rows start: the cursor's `row` from the top of the `history`,
     /// read just before the input was written; `echo` the lines of its echo and the start of
     /// its first line, kept only when the input before it had been answered (bash at its

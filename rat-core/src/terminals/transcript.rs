@@ -21,6 +21,7 @@
 // (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
 #![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports, dead_code))]
 
+mod echo;
 mod marks;
 mod render;
 mod source;
@@ -30,6 +31,7 @@ mod tests;
 use std::collections::{HashMap, VecDeque};
 
 pub use marks::{Mark, MarkId};
+use echo::Echoes;
 use marks::{MarkScanner, Piece};
 pub use render::{Lines, Render};
 pub use source::Follow;
@@ -92,6 +94,8 @@ pub struct Transcript {
     prompts: HashMap<u32, u64>,
     /// The ended commands told in full, newest last (a few).
     told: VecDeque<MarkId>,
+    /// The echoes of texts typed while a command runs, left out of its rows.
+    echoes: Echoes,
 }
 
 impl Transcript {
@@ -106,6 +110,7 @@ impl Transcript {
             prompt: None,
             prompts: HashMap::new(),
             told: VecDeque::new(),
+            echoes: Echoes::default(),
         }
     }
 
@@ -127,6 +132,15 @@ impl Transcript {
         self.scanner = scanner;
     }
 
+    /// A text is about to be typed while a command runs: `echo`, the terminal's echo of it
+    /// (its new lines as CR LF), is left out of the command's rows. Nothing is expected when
+    /// no command runs (bash's line editor echoes it, outside any command's frame).
+    pub fn typed(&mut self, echo: Vec<u8>) {
+        if !self.open.is_empty() {
+            self.echoes.expect(echo);
+        }
+    }
+
     /// Bytes were lost between what was fed and what comes next (a paused stream): every
     /// command running is unframed.
     pub fn lost(&mut self) {
@@ -142,13 +156,12 @@ impl Transcript {
     fn piece(&mut self, piece: Piece<'_>) {
         match piece {
             Piece::Bytes(bytes) => {
-                for command in &mut self.open {
-                    if let Some(render) = &mut command.render {
-                        render.feed(bytes);
-                    }
-                }
+                let open = &mut self.open;
+                self.echoes.filter(bytes, &mut |bytes| feed(open, bytes));
             }
             Piece::Erased { history } => {
+                let open = &mut self.open;
+                self.echoes.release(&mut |bytes| feed(open, bytes));
                 for command in &mut self.open {
                     if let Some(render) = &mut command.render {
                         render.erased(history);
@@ -160,6 +173,10 @@ impl Transcript {
     }
 
     fn mark(&mut self, mark: Mark) {
+        // The command a text was typed into ended, or another started: its echo, if any, is
+        // the line editor's, outside any command's frame.
+        let open = &mut self.open;
+        self.echoes.forget(&mut |bytes| feed(open, bytes));
         match mark {
             Mark::Output(id) => {
                 // A command of this shell still open lost its end mark (stdout not the
@@ -276,15 +293,26 @@ impl Transcript {
     }
 }
 
+/// Feeds `bytes` to the rendering of every command open.
+fn feed(open: &mut [Command], bytes: &[u8]) {
+    for command in open {
+        if let Some(render) = &mut command.render {
+            render.feed(bytes);
+        }
+    }
+}
+
 /// What `command` printed not told before, told now.
 fn told(command: &mut Command) -> Told {
     let ended = command.end;
     match (&mut command.render, command.unframed) {
         (Some(render), false) => {
             let alternate_left_on = std::mem::take(&mut command.alternate_left_on);
+            // Under a full-screen program, its rows so far are not told: they are told after.
+            let full_screen = ended.is_none() && render.alternate();
             Told::Framed {
-                full_screen: ended.is_none() && render.alternate(),
-                lines: render.lines(true, ended.is_some()),
+                full_screen,
+                lines: render.lines(!full_screen, ended.is_some()),
                 ended,
                 alternate_left_on,
             }

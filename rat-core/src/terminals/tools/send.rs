@@ -214,6 +214,7 @@ impl Terminals {
             Err(result) => return log(result),
         };
         turn.note_text(&input.text);
+        self.expect_echo(&turn, &input.text, input.enter);
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -240,6 +241,22 @@ impl Terminals {
             })
             .await;
         log(self.then_wait(window, result, seconds, cancel, number).await)
+    }
+
+    /// A text typed while a command runs: the terminal echoes it among the command's bytes,
+    /// which the pane's transcript leaves out of its rows.
+    fn expect_echo(&self, turn: &InputTurn, text: &str, enter: bool) {
+        if turn.at_prompt() {
+            return;
+        }
+        let Some(follow) = self.inner().live_any().follows.get(turn.pane()) else {
+            return;
+        };
+        let mut echo = text.replace('\n', "\r\n").into_bytes();
+        if enter {
+            echo.extend_from_slice(b"\r\n");
+        }
+        follow.transcript().typed(echo);
     }
 
     /// After an input asking for a wait: the answer of wait_window once it was sent, or the

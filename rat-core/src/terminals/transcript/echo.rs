@@ -1,0 +1,135 @@
+//! The terminal's echo of a text typed while a command runs: the pane's line discipline
+//! prints it among the command's bytes, and it is not the command's output. The text is
+//! expected before it is written; its echo, found in the bytes as they come (in pieces of any
+//! size), is left out; a mark (the command ended or another started) drops what is expected.
+
+use std::collections::VecDeque;
+
+/// How many echoes are expected at most (older ones are dropped).
+const EXPECTED: usize = 8;
+
+/// The echoes expected, in the order their texts were typed.
+#[derive(Debug, Default)]
+pub(super) struct Echoes {
+    expected: VecDeque<Vec<u8>>,
+    /// How many bytes of the first one matched at the end of what was fed: held, not given.
+    matched: usize,
+}
+
+impl Echoes {
+    /// Expects `echo`, the terminal's echo of a text about to be typed.
+    pub(super) fn expect(&mut self, echo: Vec<u8>) {
+        if echo.is_empty() {
+            return;
+        }
+        self.expected.push_back(echo);
+        while self.expected.len() > EXPECTED {
+            self.expected.pop_front();
+            self.matched = 0;
+        }
+    }
+
+    /// Drops what is expected, giving the bytes held back to `out`.
+    pub(super) fn forget(&mut self, out: &mut impl FnMut(&[u8])) {
+        self.release(out);
+        self.expected.clear();
+    }
+
+    /// Gives the bytes held back (a partial match that stopped there) to `out`.
+    pub(super) fn release(&mut self, out: &mut impl FnMut(&[u8])) {
+        if self.matched > 0 {
+            if let Some(echo) = self.expected.front() {
+                out(&echo[..self.matched]);
+            }
+            self.matched = 0;
+        }
+    }
+
+    /// Gives `bytes` to `out`, less the first echo expected where it is found.
+    pub(super) fn filter(&mut self, bytes: &[u8], out: &mut impl FnMut(&[u8])) {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let Some(echo) = self.expected.front() else {
+                out(rest);
+                return;
+            };
+            if self.matched > 0 {
+                let want = &echo[self.matched..];
+                let n = want.len().min(rest.len());
+                if rest[..n] == want[..n] {
+                    self.matched += n;
+                    rest = &rest[n..];
+                    if self.matched == echo.len() {
+                        self.expected.pop_front();
+                        self.matched = 0;
+                    }
+                    continue;
+                }
+                // Not the echo: the bytes held were the command's.
+                self.release(out);
+                continue;
+            }
+            let found = memchr::memchr_iter(echo[0], rest).find_map(|at| {
+                let tail = &rest[at..];
+                if tail.starts_with(echo) {
+                    Some((at, true))
+                } else if tail.len() < echo.len() && echo.starts_with(tail) {
+                    Some((at, false))
+                } else {
+                    None
+                }
+            });
+            match found {
+                None => {
+                    out(rest);
+                    return;
+                }
+                Some((at, whole)) => {
+                    if at > 0 {
+                        out(&rest[..at]);
+                    }
+                    if whole {
+                        rest = &rest[at + echo.len()..];
+                        self.expected.pop_front();
+                    } else {
+                        self.matched = rest.len() - at;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Echoes;
+
+    fn run(echoes: &mut Echoes, pieces: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for piece in pieces {
+            echoes.filter(piece, &mut |b| out.extend_from_slice(b));
+        }
+        echoes.forget(&mut |b| out.extend_from_slice(b));
+        out
+    }
+
+    #[test]
+    fn an_echo_is_left_out_whole_or_cut_across_pieces() {
+        let mut e = Echoes::default();
+        e.expect(b"hello\r\n".to_vec());
+        assert_eq!(run(&mut e, &[b"hello\r\nhello\r\n"]), b"hello\r\n");
+        e.expect(b"hello\r\n".to_vec());
+        assert_eq!(run(&mut e, &[b"out hel", b"lo\r", b"\nend"]), b"out end");
+    }
+
+    #[test]
+    fn a_partial_match_that_stops_is_output() {
+        let mut e = Echoes::default();
+        e.expect(b"hello\r\n".to_vec());
+        assert_eq!(run(&mut e, &[b"he", b"y"]), b"hey");
+        let mut e = Echoes::default();
+        e.expect(b"abc".to_vec());
+        assert_eq!(run(&mut e, &[b"ab", b"x abc y"]), b"abx  y");
+    }
+}
