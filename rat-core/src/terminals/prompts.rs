@@ -372,6 +372,7 @@ impl Prompts {
             number,
             _guard: guard,
             editor_reads: false,
+            tty_echoes: false,
         })
     }
 }
@@ -385,6 +386,9 @@ pub(crate) struct InputTurn {
     /// bash's line editor was seen reading the terminal before the input was written: its
     /// echo is the editor's alone (see [`Mark::twice`]).
     pub(crate) editor_reads: bool,
+    /// The pane's terminal echoes what is typed (its `ECHO` flag), looked at when the input is
+    /// sent while a command runs.
+    pub(crate) tty_echoes: bool,
 }
 
 impl InputTurn {

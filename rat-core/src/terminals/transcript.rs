@@ -31,7 +31,7 @@ mod tests;
 use std::collections::{HashMap, VecDeque};
 
 pub use marks::{Mark, MarkId};
-use echo::Echoes;
+use echo::{Echoes, Fed};
 use marks::{MarkScanner, Piece};
 pub use render::{Lines, Render};
 pub use source::Follow;
@@ -132,9 +132,10 @@ impl Transcript {
         self.scanner = scanner;
     }
 
-    /// A text is about to be typed while a command runs: `echo`, the terminal's echo of it
-    /// (its new lines as CR LF), is left out of the command's rows. Nothing is expected when
-    /// no command runs (bash's line editor echoes it, outside any command's frame).
+    /// A text is about to be typed while a command runs, to a terminal that echoes it (its
+    /// line discipline's `ECHO` on: a program reading lines, not a line editor of its own):
+    /// `echo`, that echo (new lines as CR LF), is left out of the command's rows. Nothing is
+    /// expected when no command runs (bash's line editor echoes it, outside any frame).
     pub fn typed(&mut self, echo: Vec<u8>) {
         if !self.open.is_empty() {
             self.echoes.expect(echo);
@@ -157,11 +158,11 @@ impl Transcript {
         match piece {
             Piece::Bytes(bytes) => {
                 let open = &mut self.open;
-                self.echoes.filter(bytes, &mut |bytes| feed(open, bytes));
+                self.echoes.filter(bytes, &mut |fed| feed(open, fed));
             }
             Piece::Erased { history } => {
                 let open = &mut self.open;
-                self.echoes.release(&mut |bytes| feed(open, bytes));
+                self.echoes.release(&mut |fed| feed(open, fed));
                 for command in &mut self.open {
                     if let Some(render) = &mut command.render {
                         render.erased(history);
@@ -176,7 +177,7 @@ impl Transcript {
         // The command a text was typed into ended, or another started: its echo, if any, is
         // the line editor's, outside any command's frame.
         let open = &mut self.open;
-        self.echoes.forget(&mut |bytes| feed(open, bytes));
+        self.echoes.forget(&mut |fed| feed(open, fed));
         match mark {
             Mark::Output(id) => {
                 // A command of this shell still open lost its end mark (stdout not the
@@ -293,8 +294,23 @@ impl Transcript {
     }
 }
 
-/// Feeds `bytes` to the rendering of every command open.
-fn feed(open: &mut [Command], bytes: &[u8]) {
+/// Feeds what came to the rendering of every command open. The terminal's echo of a text
+/// typed is left out; after text on the cursor's row (a question, `read -p`), its final new
+/// line stays: the answer's row ends there.
+fn feed(open: &mut [Command], fed: Fed<'_>) {
+    let bytes = match fed {
+        Fed::Bytes(bytes) => bytes,
+        Fed::Echo(echo) => {
+            let at_start = open
+                .last()
+                .and_then(|c| c.render.as_ref())
+                .is_none_or(Render::at_row_start);
+            if at_start || !echo.ends_with(b"\r\n") {
+                return;
+            }
+            b"\r\n"
+        }
+    };
     for command in open {
         if let Some(render) = &mut command.render {
             render.feed(bytes);

@@ -20,6 +20,7 @@ mod exact;
 mod frameworks;
 mod keys_tmux;
 mod locale;
+mod marks;
 mod model;
 mod output;
 mod shells;

@@ -672,7 +672,7 @@ async fn a_text_typed_to_cat_shows_cats_answer() {
     let r = t.send_keys(keys_waiting("main", &["C-d"], 10)).await;
     assert_eq!(
         f.redact(&r.text),
-        "main: the command finished Ns ago, exit status 0.\nNothing printed."
+        "main: the command finished Ns ago, exit status 0.\nNothing printed since the last answer."
     );
 }
 

@@ -97,7 +97,8 @@ async fn a_stopped_job_is_told_stopped_with_the_ways_on() {
     let again = waited(&t, "main", 10).await;
     insta::assert_snapshot!(shown(&f, &again), @r"
     (ok) main: the command finished Ns ago, exit status 148. Job 1 (sleep) is stopped, not finished: `fg` resumes it in the foreground; `kill %1` ends it.
-    [2 rows printed]
+    [3 rows printed]
+    sleep 60
     ^Z
     [1]+  Stopped                 sleep 60
     ");

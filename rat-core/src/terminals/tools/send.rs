@@ -98,6 +98,9 @@ impl Terminals {
         })?;
         turn.editor_reads = editor_reads;
         turn.note_foreground(foreground::foreground_group(w.pane_pid));
+        if !turn.at_prompt() {
+            turn.tty_echoes = tty_echoes(w.pane_pid);
+        }
         Ok(turn)
     }
 
@@ -246,7 +249,7 @@ impl Terminals {
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
     /// which the pane's transcript leaves out of its rows.
     fn expect_echo(&self, turn: &InputTurn, text: &str, enter: bool) {
-        if turn.at_prompt() {
+        if turn.at_prompt() || !turn.tty_echoes {
             return;
         }
         let Some(follow) = self.inner().live_any().follows.get(turn.pane()) else {
@@ -363,6 +366,23 @@ impl Terminals {
             .await;
         log(self.then_wait(window, result, seconds, cancel, number).await)
     }
+}
+
+/// Whether the terminal of the pane whose first process is `pane_pid` echoes what is typed:
+/// its line discipline's `ECHO` flag, read on the terminal the process has as standard input.
+/// A program with a line editor of its own (a REPL) turns it off and shows the line itself.
+fn tty_echoes(pane_pid: u32) -> bool {
+    use nix::fcntl::OFlag;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NOCTTY | OFlag::O_NONBLOCK).bits())
+        .open(format!("/proc/{pane_pid}/fd/0"))
+    else {
+        return false;
+    };
+    nix::sys::termios::tcgetattr(&tty)
+        .is_ok_and(|t| t.local_flags.contains(nix::sys::termios::LocalFlags::ECHO))
 }
 
 /// Notes where an input's rows start from the output of its probe (the second command of its

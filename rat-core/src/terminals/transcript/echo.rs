@@ -1,12 +1,21 @@
 //! The terminal's echo of a text typed while a command runs: the pane's line discipline
 //! prints it among the command's bytes, and it is not the command's output. The text is
 //! expected before it is written; its echo, found in the bytes as they come (in pieces of any
-//! size), is left out; a mark (the command ended or another started) drops what is expected.
+//! size), is given apart ([`Fed::Echo`]) for the transcript to leave out; a mark (the command
+//! ended or another started) drops what is expected.
 
 use std::collections::VecDeque;
 
 /// How many echoes are expected at most (older ones are dropped).
 const EXPECTED: usize = 8;
+
+/// What [`Echoes::filter`] gives, in the order of the bytes.
+pub(super) enum Fed<'a> {
+    /// Bytes of the command's.
+    Bytes(&'a [u8]),
+    /// An echo expected, found whole.
+    Echo(&'a [u8]),
+}
 
 /// The echoes expected, in the order their texts were typed.
 #[derive(Debug, Default)]
@@ -30,27 +39,27 @@ impl Echoes {
     }
 
     /// Drops what is expected, giving the bytes held back to `out`.
-    pub(super) fn forget(&mut self, out: &mut impl FnMut(&[u8])) {
+    pub(super) fn forget(&mut self, out: &mut impl FnMut(Fed<'_>)) {
         self.release(out);
         self.expected.clear();
     }
 
     /// Gives the bytes held back (a partial match that stopped there) to `out`.
-    pub(super) fn release(&mut self, out: &mut impl FnMut(&[u8])) {
+    pub(super) fn release(&mut self, out: &mut impl FnMut(Fed<'_>)) {
         if self.matched > 0 {
             if let Some(echo) = self.expected.front() {
-                out(&echo[..self.matched]);
+                out(Fed::Bytes(&echo[..self.matched]));
             }
             self.matched = 0;
         }
     }
 
-    /// Gives `bytes` to `out`, less the first echo expected where it is found.
-    pub(super) fn filter(&mut self, bytes: &[u8], out: &mut impl FnMut(&[u8])) {
+    /// Gives `bytes` to `out`, the first echo expected apart where it is found.
+    pub(super) fn filter(&mut self, bytes: &[u8], out: &mut impl FnMut(Fed<'_>)) {
         let mut rest = bytes;
         while !rest.is_empty() {
             let Some(echo) = self.expected.front() else {
-                out(rest);
+                out(Fed::Bytes(rest));
                 return;
             };
             if self.matched > 0 {
@@ -60,7 +69,9 @@ impl Echoes {
                     self.matched += n;
                     rest = &rest[n..];
                     if self.matched == echo.len() {
-                        self.expected.pop_front();
+                        if let Some(echo) = self.expected.pop_front() {
+                            out(Fed::Echo(&echo));
+                        }
                         self.matched = 0;
                     }
                     continue;
@@ -81,16 +92,18 @@ impl Echoes {
             });
             match found {
                 None => {
-                    out(rest);
+                    out(Fed::Bytes(rest));
                     return;
                 }
                 Some((at, whole)) => {
                     if at > 0 {
-                        out(&rest[..at]);
+                        out(Fed::Bytes(&rest[..at]));
                     }
                     if whole {
                         rest = &rest[at + echo.len()..];
-                        self.expected.pop_front();
+                        if let Some(echo) = self.expected.pop_front() {
+                            out(Fed::Echo(&echo));
+                        }
                     } else {
                         self.matched = rest.len() - at;
                         return;
@@ -103,14 +116,19 @@ impl Echoes {
 
 #[cfg(test)]
 mod tests {
-    use super::Echoes;
+    use super::{Echoes, Fed};
 
     fn run(echoes: &mut Echoes, pieces: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
+        let mut keep = |fed: Fed<'_>| {
+            if let Fed::Bytes(b) = fed {
+                out.extend_from_slice(b)
+            }
+        };
         for piece in pieces {
-            echoes.filter(piece, &mut |b| out.extend_from_slice(b));
+            echoes.filter(piece, &mut keep);
         }
-        echoes.forget(&mut |b| out.extend_from_slice(b));
+        echoes.forget(&mut keep);
         out
     }
 
