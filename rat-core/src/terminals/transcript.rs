@@ -37,7 +37,11 @@ pub use render::{Lines, Render};
 pub use source::Follow;
 
 /// How many ended commands are kept until told (the oldest goes first).
-const KEPT: usize = 8;
+const KEPT: usize = 64;
+
+/// The most rows the ended commands not yet told keep together (the oldest goes first): a
+/// pasted script's commands, each told to the wait of its input.
+const KEPT_ROWS: usize = 2 * HISTORY_LIMIT;
 
 /// The rows kept of a command's history, as tmux's `history-limit` of rat's windows.
 pub const HISTORY_LIMIT: usize = 10_000;
@@ -179,6 +183,9 @@ impl Transcript {
         let open = &mut self.open;
         self.echoes.forget(&mut |fed| feed(open, fed));
         match mark {
+            // bash prints PS0 before each command of a line: a line of several (a pasted
+            // script) is one command, from its first output mark to its end mark.
+            Mark::Output(id) if self.open.last().is_some_and(|c| c.id == id) => {}
             Mark::Output(id) => {
                 // A command of this shell still open lost its end mark (stdout not the
                 // terminal).
@@ -245,8 +252,12 @@ impl Transcript {
     fn keep(&mut self, command: Command) {
         self.ended.retain(|c| c.id != command.id);
         self.ended.push_back(command);
-        while self.ended.len() > KEPT {
-            self.ended.pop_front();
+        let rows = |c: &Command| c.render.as_ref().map_or(0, Render::rows_kept);
+        let mut kept: usize = self.ended.iter().map(rows).sum();
+        while self.ended.len() > KEPT || (kept > KEPT_ROWS && self.ended.len() > 1) {
+            if let Some(c) = self.ended.pop_front() {
+                kept -= rows(&c);
+            }
         }
     }
 

@@ -254,14 +254,13 @@ async fn known_causes_of_no_prompt_are_said_plainly() {
     let answered = t.send_text(run_text("main", "y", 10)).await;
     insta::assert_snapshot!(shown(&f, &answered), @r"
     (ok) main: the command finished Ns ago, exit status 0.
-    Nothing printed.
+    Nothing printed since the last answer.
     ");
     // The continuation prompt.
     let open = t.send_text(run_text("main", "echo trailing \\", 1)).await;
     insta::assert_snapshot!(shown(&f, &open), @r"
     (ok) main: nothing finished since your last input, Ns ago: bash waits for the rest of the command at its continuation prompt (PS2: an open quote, a trailing \, an unfinished if or loop). Send the rest, or C-c to drop it.
-    [1 row printed]
-    >
+    Nothing printed.
     ");
     let closed = t.send_text(run_text("main", "end", 10)).await;
     insta::assert_snapshot!(shown(&f, &closed), @r"

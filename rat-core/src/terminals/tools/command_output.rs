@@ -11,7 +11,7 @@ use crate::terminals::controller::{TmuxFailure, lines};
 use crate::terminals::output::marked::{self, Place};
 use crate::terminals::status::wait_exit;
 use crate::terminals::texts;
-use crate::terminals::transcript::{Follow, MarkId, Told, Transcript};
+use crate::terminals::transcript::{Follow, Lines, MarkId, Told, Transcript};
 use output::Probe;
 
 use crate::terminals::{output, prompts};
@@ -114,7 +114,7 @@ impl Terminals {
         };
         let own = state.input_at(input);
         let mut head = text.to_string();
-        let (id, ended) = if finished {
+        let (ids, ended) = if finished {
             let Some(record) = state.prompt.as_ref() else {
                 return Ok(Marked::Screen);
             };
@@ -125,12 +125,19 @@ impl Terminals {
                 shell,
                 prompt: mark - 1,
             });
-            let id = match (own, last) {
-                // A later input's command ran after this one's.
+            let ids: Vec<MarkId> = match (own, last) {
                 (Some(own), Some(last)) if own.shell == last.shell && own.prompt < last.prompt => {
-                    own
+                    if input < state.started {
+                        // A later input's command ran after this one's.
+                        vec![own]
+                    } else {
+                        // The input's lines ran one after the other (a pasted script).
+                        (own.prompt..=last.prompt)
+                            .map(|prompt| MarkId { shell, prompt })
+                            .collect()
+                    }
                 }
-                (_, Some(last)) => last,
+                (_, Some(last)) => vec![last],
                 // No command ran (an empty line), or the hook's marks are off.
                 _ => return Ok(Marked::Screen),
             };
@@ -138,41 +145,68 @@ impl Terminals {
                 shell,
                 prompt: mark,
             };
+            let first = ids[0];
             fed_until(
                 &follow,
-                |t| t.seen_prompt(after) || t.was_told(id),
+                |t| t.seen_prompt(after) || t.was_told(first),
                 MARK_WAIT,
             )
             .await;
-            (id, true)
+            (ids, true)
         } else {
             let running = follow.transcript().running();
             match own.filter(|o| Some(*o) == running).or(running) {
-                Some(id) => (id, false),
+                Some(id) => (vec![id], false),
+                // bash still reads the command line (its continuation prompt): no command
+                // started, nothing printed.
+                None if own.is_some_and(|o| follow.transcript().seen_prompt(o)) => {
+                    return Ok(Marked::Told(format!(
+                        "{head}\n{}",
+                        texts::nothing_printed(false)
+                    )));
+                }
                 None => return Ok(Marked::FromScreen),
             }
         };
-        let told = {
+        let (rows, status, full_screen, left_on) = {
             let mut transcript = follow.transcript();
-            let told = transcript.tell(id);
-            if told.is_none() && transcript.was_told(id) {
-                return Ok(Marked::Told(format!(
-                    "{head}\n{}",
-                    texts::nothing_printed(true)
-                )));
+            let mut all: Option<(Lines, Option<i32>, bool, bool)> = None;
+            for (i, &id) in ids.iter().enumerate() {
+                let told = transcript.tell(id);
+                if i == 0 && told.is_none() && transcript.was_told(id) {
+                    return Ok(Marked::Told(format!(
+                        "{head}\n{}",
+                        texts::nothing_printed(true)
+                    )));
+                }
+                match told {
+                    Some(Told::Framed {
+                        lines: rows,
+                        ended: end,
+                        full_screen,
+                        alternate_left_on,
+                    }) if end.is_some() == ended => match &mut all {
+                        None => all = Some((rows, end.flatten(), full_screen, alternate_left_on)),
+                        Some((all_rows, status, _, left_on)) => {
+                            all_rows.lines.extend(rows.lines);
+                            all_rows.whole = all_rows.lines.len();
+                            all_rows.rows += rows.rows;
+                            all_rows.gone += rows.gone;
+                            *status = end.flatten();
+                            *left_on |= alternate_left_on;
+                        }
+                    },
+                    // A line of a pasted script that ran no command (empty, or a comment).
+                    None if i > 0 => {}
+                    _ => return Ok(Marked::FromScreen),
+                }
             }
-            told
+            match all {
+                Some(all) => all,
+                None => return Ok(Marked::FromScreen),
+            }
         };
-        let (rows, status, full_screen, left_on) = match told {
-            Some(Told::Framed {
-                lines: rows,
-                ended: end,
-                full_screen,
-                alternate_left_on,
-            }) if end.is_some() == ended => (rows, end.flatten(), full_screen, alternate_left_on),
-            _ => return Ok(Marked::FromScreen),
-        };
-        if ended && self.superseded(&state, id) {
+        if ended && self.superseded(&state, ids[ids.len() - 1]) {
             let exit = status.map_or_else(|| ".".to_string(), |s| wait_exit(&[s]));
             head = texts::superseded(window, &exit);
         }

@@ -141,6 +141,11 @@ impl Render {
         }
     }
 
+    /// The rows it keeps: its history and its screen.
+    pub fn rows_kept(&self) -> usize {
+        self.history.len() + usize::from(self.parser.screen().size().0.get())
+    }
+
     /// Whether the cursor stands at the start of a row.
     pub fn at_row_start(&self) -> bool {
         self.parser.screen().cursor_position().1 == 0

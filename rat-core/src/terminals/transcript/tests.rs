@@ -346,3 +346,29 @@ fn marks_of_others_are_left_in_the_bytes() {
     assert_eq!(marks::parse(b"B;rat=1:2"), None);
     assert_eq!(marks::parse(b"D;0"), None);
 }
+
+#[test]
+fn a_line_of_several_commands_is_one_command() {
+    // bash prints PS0 before each command of a pasted script's line: one frame, every row.
+    let mut t = Transcript::new(80, 24);
+    let out: String = (1..=30).map(|i| format!("{}L{i}\r\n", c(1))).collect();
+    t.feed(format!("{}$ cmd\r\n{out}{}{}$ ", a(1), d(1, 0), a(2)).as_bytes());
+    let expected: Vec<String> = (1..=30).map(|i| format!("L{i}")).collect();
+    assert_eq!(lines(&mut t, 1), (expected, Some(Some(0))));
+}
+
+#[test]
+fn the_echo_of_a_text_typed_while_a_command_runs_is_not_its_rows() {
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ cat\r\n{}", a(1), c(1)).as_bytes());
+    t.typed(b"hello\r\n".to_vec());
+    t.feed(b"hello\r\nhello\r\n");
+    assert_eq!(lines(&mut t, 1).0, strings(&["hello"]));
+    // After a question on the row, the answer's new line stays: the question is a line.
+    t.feed(b"Continue? ");
+    assert_eq!(lines(&mut t, 1).0, strings(&["Continue?"]));
+    t.typed(b"y\r\n".to_vec());
+    t.feed(format!("y\r\n{}{}$ ", d(1, 0), a(2)).as_bytes());
+    // Told before as the cursor's line, unchanged: not told again.
+    assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(0))));
+}
