@@ -36,6 +36,9 @@ use marks::{MarkScanner, Piece};
 pub use render::{Lines, Render};
 pub use source::Follow;
 
+/// What readline prints once it has read a line (bracketed paste off again).
+const LINE_READ: &[u8] = b"\x1b[?2004l";
+
 /// How many ended commands are kept until told (the oldest goes first).
 const KEPT: usize = 64;
 
@@ -59,6 +62,10 @@ struct Command {
     /// It left the alternate screen on (a full-screen program that ended without leaving
     /// it): not yet told.
     alternate_left_on: bool,
+    /// A line editor finished reading a line since its output mark (`ESC[?2004l`, readline
+    /// leaving bracketed paste): an output mark of the same prompt after it starts another
+    /// command line, not the next command of the same line.
+    line_read: bool,
 }
 
 /// What a command printed and how it ended, as far as its marks tell.
@@ -161,6 +168,11 @@ impl Transcript {
     fn piece(&mut self, piece: Piece<'_>) {
         match piece {
             Piece::Bytes(bytes) => {
+                if let Some(command) = self.open.last_mut()
+                    && memchr::memmem::find(bytes, LINE_READ).is_some()
+                {
+                    command.line_read = true;
+                }
                 let open = &mut self.open;
                 self.echoes.filter(bytes, &mut |fed| feed(open, fed));
             }
@@ -185,7 +197,7 @@ impl Transcript {
         match mark {
             // bash prints PS0 before each command of a line: a line of several (a pasted
             // script) is one command, from its first output mark to its end mark.
-            Mark::Output(id) if self.open.last().is_some_and(|c| c.id == id) => {}
+            Mark::Output(id) if self.open.last().is_some_and(|c| c.id == id && !c.line_read) => {}
             Mark::Output(id) => {
                 // A command of this shell still open lost its end mark (stdout not the
                 // terminal).
@@ -196,6 +208,7 @@ impl Transcript {
                     end: None,
                     unframed: false,
                     alternate_left_on: false,
+                    line_read: false,
                 });
             }
             Mark::End(id, status) => {
@@ -216,6 +229,7 @@ impl Transcript {
                         end: Some(status),
                         unframed: true,
                         alternate_left_on: false,
+                        line_read: false,
                     });
                 }
             }

@@ -14,6 +14,7 @@
 //! - `transcript`: each command's rows from its marks against ground truth over random
 //!   commands (`RAT_TRANSCRIPT_SEQUENCES`, `RAT_TRANSCRIPT_SEED`).
 
+mod answers;
 mod basic;
 mod common;
 mod exact;

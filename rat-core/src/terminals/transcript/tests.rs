@@ -372,3 +372,14 @@ fn the_echo_of_a_text_typed_while_a_command_runs_is_not_its_rows() {
     // Told before as the cursor's line, unchanged: not told again.
     assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(0))));
 }
+
+#[test]
+fn an_output_mark_again_after_a_line_was_read_starts_another_command() {
+    // PROMPT_COMMAND unset: bash draws its prompt without the hook, reads a line (readline
+    // leaves bracketed paste), and PS0 prints the same output mark: the rows before are not
+    // this command's.
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ unset PROMPT_COMMAND\r\n{}", a(1), c(1)).as_bytes());
+    t.feed(format!("$ (exit 6)\x1b[?2004l\r\r\n{}{}{}$ ", c(1), d(1, 6), a(2)).as_bytes());
+    assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(6))));
+}
