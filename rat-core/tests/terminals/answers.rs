@@ -101,7 +101,7 @@ async fn every_answer_tells_its_own_command_s_rows_and_status() {
     let t = f.controller.session("s");
     let dir = f.home().to_path_buf();
     let (mut commands, mut raced) = (0u64, 0u64);
-    let mut make = |rng: &mut Rng, commands: &mut u64| {
+    let make = |rng: &mut Rng, commands: &mut u64| {
         let big = rng.below(40) == 0;
         let mut output = Vec::new();
         for _ in 0..1 + rng.below(4) {
