@@ -65,7 +65,10 @@ async fn main() {
     t.wait_window(wait("main"), CancellationToken::new()).await;
     // Log lines of 100 bytes, as a build prints them.
     let file = home.path().join("out");
-    let line = format!("{:<99}\n", "compiling crate-name v1.2.3 (/src/crate) warning: unused");
+    let line = format!(
+        "{:<99}\n",
+        "compiling crate-name v1.2.3 (/src/crate) warning: unused"
+    );
     let one = line.repeat((1 << 20) / line.len() + 1);
     let mut bytes = Vec::with_capacity(mib << 20);
     while bytes.len() < mib << 20 {
@@ -99,7 +102,10 @@ async fn main() {
         rss1,
         hwm1
     );
-    println!("answer: {}", r.text.lines().take(2).collect::<Vec<_>>().join(" | "));
+    println!(
+        "answer: {}",
+        r.text.lines().take(2).collect::<Vec<_>>().join(" | ")
+    );
     // 100 idle windows, each followed.
     let (_, before, _) = usage(me);
     for i in 0..100 {

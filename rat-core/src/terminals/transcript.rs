@@ -19,7 +19,10 @@
 
 // Public with the feature `test-support`, for the differential test
 // (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports, dead_code))]
+#![cfg_attr(
+    not(feature = "test-support"),
+    allow(unreachable_pub, unused_imports, dead_code)
+)]
 
 mod echo;
 mod marks;
@@ -30,8 +33,8 @@ mod tests;
 
 use std::collections::{HashMap, VecDeque};
 
-pub use marks::{Mark, MarkId};
 use echo::{Echoes, Fed};
+pub use marks::{Mark, MarkId};
 use marks::{MarkScanner, Piece};
 pub use render::{Lines, Render};
 pub use source::Follow;

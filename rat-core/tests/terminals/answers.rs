@@ -64,9 +64,14 @@ fn check(answer: &str, head: &str, output: &[u8], what: &dyn Fn() -> String) {
     };
     let mut answer = answer.to_string();
     if left_on {
-        let note = answer.rfind("\n[It left full-screen mode on").unwrap_or_else(|| {
-            panic!("{}: no word of full-screen mode left on in {answer:?}", what())
-        });
+        let note = answer
+            .rfind("\n[It left full-screen mode on")
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no word of full-screen mode left on in {answer:?}",
+                    what()
+                )
+            });
         answer.truncate(note);
     }
     let Some(rest) = answer.strip_prefix(&format!("{head}\n")) else {
@@ -83,7 +88,11 @@ fn check(answer: &str, head: &str, output: &[u8], what: &dyn Fn() -> String) {
     if header.ends_with(']') {
         assert_eq!(got_header, header, "{}", what());
     } else {
-        assert!(got_header.starts_with(&header), "{}: {got_header:?}", what());
+        assert!(
+            got_header.starts_with(&header),
+            "{}: {got_header:?}",
+            what()
+        );
     }
     assert_eq!(got_rows, rows.join("\n"), "{}", what());
 }

@@ -33,7 +33,12 @@ async fn a_clear_before_the_rows_leaves_all_of_them() {
     assert!(r.starts_with(&prefix), "{r}");
     let (header, rows) = r.split_once("]\n").unwrap();
     assert_eq!(rows, numbers(61, 100));
-    let n: u32 = header[prefix.len()..].split(' ').next().unwrap().parse().unwrap();
+    let n: u32 = header[prefix.len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     let shown = t.read_window(read("main", n)).await;
     assert_eq!(shown.text.lines().nth(1), Some("1"), "{}", shown.text);
     // 60 wrapped lines of 450 characters after a clear: all 60, every time.
@@ -61,7 +66,12 @@ async fn a_full_screen_mode_left_on_is_told_once_and_hides_nothing_after() {
     let f = start_ready().await;
     // What it printed on the alternate screen is a full-screen program's, not its rows.
     assert_eq!(
-        ran(&f, "echo before; printf '\\e[?1049h'; echo in-alternate", 10).await,
+        ran(
+            &f,
+            "echo before; printf '\\e[?1049h'; echo in-alternate",
+            10
+        )
+        .await,
         format!(
             "{DONE}\n[1 row printed]\nbefore\n[It left full-screen mode on (a program \
              killed in it, or `tput smcup`): read_window shows that screen, not the prompt's, \
@@ -83,10 +93,7 @@ async fn a_full_screen_program_quit_leaves_no_stale_row() {
     // Issue 27, 4: `q` to a full-screen program: nothing printed, no row of its old screen.
     let f = start_ready().await;
     let t = f.controller.session("s");
-    let r = t
-        .send_text(run_text("main", "seq 50 | less", 1))
-        .await
-        .text;
+    let r = t.send_text(run_text("main", "seq 50 | less", 1)).await.text;
     assert!(
         r.ends_with("\nA full-screen program holds the screen: read_window shows it."),
         "{r}"
@@ -201,7 +208,10 @@ async fn prompt_rows_are_never_output() {
             wait_seconds: 10,
         })
         .await;
-    assert_eq!(f.redact(&r.text), format!("{DONE}\n[1 row printed]\nvi-typed"));
+    assert_eq!(
+        f.redact(&r.text),
+        format!("{DONE}\n[1 row printed]\nvi-typed")
+    );
 }
 
 #[tokio::test]
@@ -212,12 +222,8 @@ async fn two_clients_racing_on_a_window_each_hear_of_their_own_command() {
     let a = f.controller.session("s");
     let b = f.controller.session("s");
     let first = tokio::spawn(async move {
-        a.send_text(run_text(
-            "main",
-            "sleep 3; echo alice-out; (exit 7)",
-            20,
-        ))
-        .await
+        a.send_text(run_text("main", "sleep 3; echo alice-out; (exit 7)", 20))
+            .await
     });
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let second = b.send_text(run_text("main", "echo alice2-out", 20)).await;

@@ -664,7 +664,8 @@ async fn a_text_typed_to_cat_shows_cats_answer() {
     for (word, since) in [("hello", ""), ("again", " since the last answer")] {
         let r = t.send_text(run_text("main", word, 1)).await;
         assert!(
-            r.text.ends_with(&format!("\n[1 row printed{since}]\n{word}")),
+            r.text
+                .ends_with(&format!("\n[1 row printed{since}]\n{word}")),
             "{word}: {}",
             r.text
         );

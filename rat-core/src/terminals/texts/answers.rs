@@ -394,7 +394,9 @@ pub(crate) fn over_read_budget(all: usize, budget: &crate::result::ReadBudget) -
 /// Added to the header: the read_window call reaching the first row.
 pub(crate) fn reach_first(window: &str, scrollback: u64) -> String {
     if scrollback > 0 {
-        format!("; read_window {window} with scrollback_rows {scrollback} shows them from the first")
+        format!(
+            "; read_window {window} with scrollback_rows {scrollback} shows them from the first"
+        )
     } else {
         format!("; read_window {window} shows them from the first")
     }

@@ -255,9 +255,10 @@ impl Terminals {
     /// Whether `id`, the command an answer tells, is not the last that ran in its pane: a
     /// later input's command ran after it.
     fn superseded(&self, state: &crate::terminals::prompts::PaneState, id: MarkId) -> bool {
-        state.prompt.as_ref().is_some_and(|r| {
-            r.shell == Some(id.shell) && r.mark.is_some_and(|m| m > id.prompt + 1)
-        })
+        state
+            .prompt
+            .as_ref()
+            .is_some_and(|r| r.shell == Some(id.shell) && r.mark.is_some_and(|m| m > id.prompt + 1))
     }
 
     /// `text` (a wait's answer) followed by what the last input's command printed, read from

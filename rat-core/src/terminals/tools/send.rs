@@ -243,7 +243,9 @@ impl Terminals {
                 ToolResult::ok(texts::text_sent(window, chars, input.enter))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel, number).await)
+        log(self
+            .then_wait(window, result, seconds, cancel, number)
+            .await)
     }
 
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
@@ -284,7 +286,10 @@ impl Terminals {
             ));
         }
         let cancelled = cancel.clone();
-        let result = match self.wait_loop(window, seconds, cancel, &check, Some(input)).await {
+        let result = match self
+            .wait_loop(window, seconds, cancel, &check, Some(input))
+            .await
+        {
             Ok(result) => result,
             Err(fail) => fail.result(),
         };
@@ -364,7 +369,9 @@ impl Terminals {
                 ToolResult::ok(texts::keys_sent(window, &texts::keys_pressed(&input.keys)))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel, number).await)
+        log(self
+            .then_wait(window, result, seconds, cancel, number)
+            .await)
     }
 }
 

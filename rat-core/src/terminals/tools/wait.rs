@@ -100,7 +100,9 @@ impl Terminals {
             }
             Some(_) => {}
         }
-        let result = self.wait_loop(window, seconds, cancel, &check, None).await?;
+        let result = self
+            .wait_loop(window, seconds, cancel, &check, None)
+            .await?;
         Ok(match created {
             // The wait created the session: the answer says so first, and why.
             Some(origin) => ToolResult {

@@ -260,7 +260,11 @@ impl Render {
             self.gone = 0;
             self.answered = true;
             self.partial = (out.whole < out.lines.len())
-                .then(|| spans.get(out.whole).map(|&(n, _)| (n, out.lines[out.whole].clone())))
+                .then(|| {
+                    spans
+                        .get(out.whole)
+                        .map(|&(n, _)| (n, out.lines[out.whole].clone()))
+                })
                 .flatten();
         }
         out
