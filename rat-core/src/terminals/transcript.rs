@@ -146,14 +146,14 @@ impl Transcript {
         self.scanner = scanner;
     }
 
-    /// A text is about to be typed while a command runs, to a terminal that echoes it (its
-    /// line discipline's `ECHO` on: a program reading lines, not a line editor of its own):
-    /// `echo`, that echo (new lines as CR LF), is left out of the command's rows. Nothing is
-    /// expected when no command runs (bash's line editor echoes it, outside any frame).
-    pub fn typed(&mut self, echo: Vec<u8>) {
-        if !self.open.is_empty() {
-            self.echoes.expect(echo);
-        }
+    /// A text is about to be typed while a command runs: `echo`, the terminal's echo of it
+    /// (new lines as CR LF), is left out of the command's rows where it starts a row, and
+    /// after text on the row too when `sure` (the terminal's `ECHO` seen on: a program reading
+    /// lines, not a line editor of its own). For a text typed while no command runs yet (its
+    /// output mark still on the way), too; what is expected goes at the next end or prompt
+    /// mark.
+    pub fn typed(&mut self, echo: Vec<u8>, sure: bool) {
+        self.echoes.expect(echo, sure);
     }
 
     /// Bytes were lost between what was fed and what comes next (a paused stream): every
@@ -193,10 +193,13 @@ impl Transcript {
     }
 
     fn mark(&mut self, mark: Mark) {
-        // The command a text was typed into ended, or another started: its echo, if any, is
-        // the line editor's, outside any command's frame.
-        let open = &mut self.open;
-        self.echoes.forget(&mut |fed| feed(open, fed));
+        // The command a text was typed into ended: its echo, if any is still to come, is the
+        // line editor's, outside any command's frame. (An output mark keeps them: a text typed
+        // just after a command line was read is echoed by the terminal in that command's frame.)
+        if !matches!(mark, Mark::Output(_)) {
+            let open = &mut self.open;
+            self.echoes.forget(&mut |fed| feed(open, fed));
+        }
         match mark {
             // bash prints PS0 before each command of a line: a line of several (a pasted
             // script) is one command, from its first output mark to its end mark.
@@ -323,20 +326,29 @@ impl Transcript {
 }
 
 /// Feeds what came to the rendering of every command open. The terminal's echo of a text
-/// typed is left out; after text on the cursor's row (a question, `read -p`), its final new
-/// line stays: the answer's row ends there.
+/// typed is left out where it starts a row; after text on the row (a question, `read -p`),
+/// when the terminal's `ECHO` was seen on, its final new line stays (the answer's row ends
+/// there).
 fn feed(open: &mut [Command], fed: Fed<'_>) {
     let bytes = match fed {
         Fed::Bytes(bytes) => bytes,
-        Fed::Echo(echo) => {
+        Fed::Echo(echo, sure) => {
             let at_start = open
                 .last()
                 .and_then(|c| c.render.as_ref())
                 .is_none_or(Render::at_row_start);
-            if at_start || !echo.ends_with(b"\r\n") {
+            if at_start {
                 return;
             }
-            b"\r\n"
+            if !sure {
+                // After text on the row with `ECHO` not seen on: a program's own display of
+                // the line it read (a REPL's line editor after its prompt), its output.
+                echo
+            } else if echo.ends_with(b"\r\n") {
+                b"\r\n"
+            } else {
+                return;
+            }
         }
     };
     for command in open {

@@ -251,7 +251,7 @@ impl Terminals {
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
     /// which the pane's transcript leaves out of its rows.
     fn expect_echo(&self, turn: &InputTurn, text: &str, enter: bool) {
-        if turn.at_prompt() || !turn.tty_echoes {
+        if turn.at_prompt() {
             return;
         }
         let Some(follow) = self.inner().live_any().follows.get(turn.pane()) else {
@@ -261,7 +261,7 @@ impl Terminals {
         if enter {
             echo.extend_from_slice(b"\r\n");
         }
-        follow.transcript().typed(echo);
+        follow.transcript().typed(echo, turn.tty_echoes);
     }
 
     /// After an input asking for a wait: the answer of wait_window once it was sent, or the

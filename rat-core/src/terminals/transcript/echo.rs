@@ -13,25 +13,32 @@ const EXPECTED: usize = 8;
 pub(super) enum Fed<'a> {
     /// Bytes of the command's.
     Bytes(&'a [u8]),
-    /// An echo expected, found whole.
-    Echo(&'a [u8]),
+    /// An echo expected, found whole; `sure`: the terminal's `ECHO` was seen on when it was
+    /// typed (else it may be a program's own display of what it read).
+    Echo(&'a [u8], bool),
 }
+
+/// The terminal's echo of bracketed paste's marks (`ESC[200~`, `ESC[201~` shown as `^[`):
+/// a text pasted while bash's line editor still asked for bracketed paste, read by a program
+/// reading lines.
+const PASTE_MARKS: [&[u8]; 2] = [b"^[[200~", b"^[[201~"];
 
 /// The echoes expected, in the order their texts were typed.
 #[derive(Debug, Default)]
 pub(super) struct Echoes {
-    expected: VecDeque<Vec<u8>>,
+    expected: VecDeque<(Vec<u8>, bool)>,
     /// How many bytes of the first one matched at the end of what was fed: held, not given.
     matched: usize,
 }
 
 impl Echoes {
-    /// Expects `echo`, the terminal's echo of a text about to be typed.
-    pub(super) fn expect(&mut self, echo: Vec<u8>) {
+    /// Expects `echo`, the terminal's echo of a text about to be typed (`sure`: its `ECHO`
+    /// seen on).
+    pub(super) fn expect(&mut self, echo: Vec<u8>, sure: bool) {
         if echo.is_empty() {
             return;
         }
-        self.expected.push_back(echo);
+        self.expected.push_back((echo, sure));
         while self.expected.len() > EXPECTED {
             self.expected.pop_front();
             self.matched = 0;
@@ -47,7 +54,7 @@ impl Echoes {
     /// Gives the bytes held back (a partial match that stopped there) to `out`.
     pub(super) fn release(&mut self, out: &mut impl FnMut(Fed<'_>)) {
         if self.matched > 0 {
-            if let Some(echo) = self.expected.front() {
+            if let Some((echo, _)) = self.expected.front() {
                 out(Fed::Bytes(&echo[..self.matched]));
             }
             self.matched = 0;
@@ -56,12 +63,24 @@ impl Echoes {
 
     /// Gives `bytes` to `out`, the first echo expected apart where it is found.
     pub(super) fn filter(&mut self, bytes: &[u8], out: &mut impl FnMut(Fed<'_>)) {
+        let unmarked;
         let mut rest = bytes;
+        if !self.expected.is_empty() && memchr::memmem::find(bytes, b"^[[20").is_some() {
+            let mut kept = bytes.to_vec();
+            for mark in PASTE_MARKS {
+                while let Some(at) = memchr::memmem::find(&kept, mark) {
+                    kept.drain(at..at + mark.len());
+                }
+            }
+            unmarked = kept;
+            rest = &unmarked;
+        }
         while !rest.is_empty() {
-            let Some(echo) = self.expected.front() else {
+            let Some((echo, sure)) = self.expected.front() else {
                 out(Fed::Bytes(rest));
                 return;
             };
+            let sure = *sure;
             if self.matched > 0 {
                 let want = &echo[self.matched..];
                 let n = want.len().min(rest.len());
@@ -69,8 +88,8 @@ impl Echoes {
                     self.matched += n;
                     rest = &rest[n..];
                     if self.matched == echo.len() {
-                        if let Some(echo) = self.expected.pop_front() {
-                            out(Fed::Echo(&echo));
+                        if let Some((echo, _)) = self.expected.pop_front() {
+                            out(Fed::Echo(&echo, sure));
                         }
                         self.matched = 0;
                     }
@@ -101,8 +120,8 @@ impl Echoes {
                     }
                     if whole {
                         rest = &rest[at + echo.len()..];
-                        if let Some(echo) = self.expected.pop_front() {
-                            out(Fed::Echo(&echo));
+                        if let Some((echo, _)) = self.expected.pop_front() {
+                            out(Fed::Echo(&echo, sure));
                         }
                     } else {
                         self.matched = rest.len() - at;
@@ -135,19 +154,29 @@ mod tests {
     #[test]
     fn an_echo_is_left_out_whole_or_cut_across_pieces() {
         let mut e = Echoes::default();
-        e.expect(b"hello\r\n".to_vec());
+        e.expect(b"hello\r\n".to_vec(), true);
         assert_eq!(run(&mut e, &[b"hello\r\nhello\r\n"]), b"hello\r\n");
-        e.expect(b"hello\r\n".to_vec());
+        e.expect(b"hello\r\n".to_vec(), true);
         assert_eq!(run(&mut e, &[b"out hel", b"lo\r", b"\nend"]), b"out end");
     }
 
     #[test]
     fn a_partial_match_that_stops_is_output() {
         let mut e = Echoes::default();
-        e.expect(b"hello\r\n".to_vec());
+        e.expect(b"hello\r\n".to_vec(), true);
         assert_eq!(run(&mut e, &[b"he", b"y"]), b"hey");
         let mut e = Echoes::default();
-        e.expect(b"abc".to_vec());
+        e.expect(b"abc".to_vec(), true);
         assert_eq!(run(&mut e, &[b"ab", b"x abc y"]), b"abx  y");
+    }
+
+    #[test]
+    fn bracketed_paste_marks_echoed_are_part_of_the_echo() {
+        let mut e = Echoes::default();
+        e.expect(b"echo two\r\n".to_vec(), true);
+        assert_eq!(
+            run(&mut e, &[b"^[[200~echo two^[[201~\r\nout\r\n"]),
+            b"out\r\n"
+        );
     }
 }

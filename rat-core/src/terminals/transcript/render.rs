@@ -68,7 +68,7 @@ pub struct Render {
     told: u64,
     /// Rows dropped past the limit before they were told.
     gone: u64,
-    /// Rows of it were told before (an answer about it while it ran).
+    /// Rows of it were told before (an answer about it while it ran showed some).
     answered: bool,
     /// The line the cursor was on when told last (told again as it grows): its first row's
     /// number and its text. Told again unchanged, it is left out.
@@ -258,7 +258,8 @@ impl Render {
         if tell {
             self.told = self.told.max(whole_end);
             self.gone = 0;
-            self.answered = true;
+            // An answer that showed none of its rows told nothing: the next ones are not "since".
+            self.answered |= !out.lines.is_empty();
             self.partial = (out.whole < out.lines.len())
                 .then(|| {
                     spans
