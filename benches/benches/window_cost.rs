@@ -63,49 +63,54 @@ async fn main() {
         max_seconds: Some(50),
     };
     t.wait_window(wait("main"), CancellationToken::new()).await;
-    // Log lines of 100 bytes, as a build prints them.
-    let file = home.path().join("out");
+    // Log lines of 100 bytes, as a build prints them: 1 MiB in a file, printed `mib` times.
+    let file = home.path().join("one");
     let line = format!(
         "{:<99}\n",
         "compiling crate-name v1.2.3 (/src/crate) warning: unused"
     );
-    let one = line.repeat((1 << 20) / line.len() + 1);
-    let mut bytes = Vec::with_capacity(mib << 20);
-    while bytes.len() < mib << 20 {
-        bytes.extend_from_slice(one.as_bytes());
-    }
-    bytes.truncate(mib << 20);
-    std::fs::write(&file, &bytes).unwrap();
-    drop(bytes);
+    let mut one = line.repeat((1 << 20) / line.len() + 1).into_bytes();
+    one.truncate(1 << 20);
+    std::fs::write(&file, &one).unwrap();
+    drop(one);
     t.send_text(send("main", "true", 10)).await;
     let me = std::process::id();
     let server = controller.server_pid();
-    let (cpu0, rss0, _) = usage(me);
-    let (tcpu0, _, _) = usage(server);
-    let started = Instant::now();
-    let mut r = t
-        .send_text(send("main", &format!("cat {}", file.display()), 50))
-        .await;
-    while r.text.starts_with("main: still running") {
-        r = t.wait_window(wait("main"), CancellationToken::new()).await;
+    // At full speed (the pane's bytes faster than ratd renders them: past the pipe's queue,
+    // the command is read from the screen), then paced (1 MiB every 0.2 s).
+    for (how, pause) in [
+        ("at full speed", ""),
+        ("paced, 1 MiB every 0.2 s", "; sleep 0.2"),
+    ] {
+        let (cpu0, rss0, _) = usage(me);
+        let (tcpu0, _, _) = usage(server);
+        let started = Instant::now();
+        let command = format!(
+            "for i in $(seq {mib}); do cat {}{pause}; done",
+            file.display()
+        );
+        let mut r = t.send_text(send("main", &command, 50)).await;
+        while r.text.starts_with("main: still running") {
+            r = t.wait_window(wait("main"), CancellationToken::new()).await;
+        }
+        let took = started.elapsed();
+        let (cpu1, rss1, hwm1) = usage(me);
+        let (tcpu1, _, _) = usage(server);
+        let per = |d: Duration| d.as_secs_f64() * 1000.0 / mib as f64;
+        println!(
+            "one window printing {mib} MiB {how}, in {:.1} s: this process {:.1} ms CPU per MiB, tmux server {:.1} ms per MiB; RSS {} KiB before, {} KiB after, peak so far {} KiB",
+            took.as_secs_f64(),
+            per(cpu1 - cpu0),
+            per(tcpu1 - tcpu0),
+            rss0,
+            rss1,
+            hwm1
+        );
+        println!(
+            "  answer: {}",
+            r.text.lines().take(2).collect::<Vec<_>>().join(" | ")
+        );
     }
-    let took = started.elapsed();
-    let (cpu1, rss1, hwm1) = usage(me);
-    let (tcpu1, _, _) = usage(server);
-    let per = |d: Duration| d.as_secs_f64() * 1000.0 / mib as f64;
-    println!(
-        "one window printing {mib} MiB in {:.1} s: this process {:.1} ms CPU per MiB, tmux server {:.1} ms per MiB; RSS {} KiB before, {} KiB after, peak {} KiB",
-        took.as_secs_f64(),
-        per(cpu1 - cpu0),
-        per(tcpu1 - tcpu0),
-        rss0,
-        rss1,
-        hwm1
-    );
-    println!(
-        "answer: {}",
-        r.text.lines().take(2).collect::<Vec<_>>().join(" | ")
-    );
     // 100 idle windows, each followed.
     let (_, before, _) = usage(me);
     for i in 0..100 {
