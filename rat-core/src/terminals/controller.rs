@@ -19,9 +19,11 @@ use super::texts::{self};
 use crate::result::{ReadBudget, ToolResult};
 
 mod connection;
+mod follows;
 mod sessions;
 mod startup_check;
 
+pub(crate) use follows::Follows;
 use sessions::Sessions;
 
 pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
@@ -131,6 +133,8 @@ pub(crate) struct RunningServer {
     pub server: Server,
     pub client: Client,
     pub prompts: Arc<Prompts>,
+    /// Each pane's transcript, from the first input sent to it (docs/design/output.md).
+    pub follows: Arc<Follows>,
 }
 
 /// Why a tmux command could not be run, told to agents by [`TmuxFailure::result`].
@@ -509,5 +513,6 @@ async fn start_live(
         server,
         client,
         prompts,
+        follows: Arc::new(Follows::default()),
     })
 }

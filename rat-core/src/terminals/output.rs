@@ -595,5 +595,6 @@ pub(crate) fn block(
     format!("{header}\n{}", shown.join("\n"))
 }
 
+pub(crate) mod marked;
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 use super::hook::{HookDir, Record};
+use super::transcript::MarkId;
+
+/// How many inputs sent at a prompt are remembered with that prompt's mark.
+const INPUTS_AT_PROMPT: usize = 16;
 
 /// The most a terminal's record may hold; longer files are not rat's and are dropped.
 const MAX_RECORD: usize = 4096;
@@ -57,6 +61,9 @@ pub(crate) struct PaneState {
     /// The process group leading the pane's terminal when the last input was sent: a bash
     /// leading it now that did not then was started by that input.
     pub foreground_at_input: Option<u32>,
+    /// The last inputs sent at a prompt whose record was read, with that prompt's mark: the
+    /// command such an input runs is the one its marks name (docs/design/output.md).
+    pub at_prompt: std::collections::VecDeque<(u64, MarkId)>,
 }
 
 /// What an input does to the command line at bash's prompt.
@@ -124,6 +131,14 @@ pub(crate) struct Shown {
 }
 
 impl PaneState {
+    /// The mark of the prompt input `input` was sent at, when it was sent at one.
+    pub(crate) fn input_at(&self, input: u64) -> Option<MarkId> {
+        self.at_prompt
+            .iter()
+            .find(|(n, _)| *n == input)
+            .map(|(_, id)| *id)
+    }
+
     /// The last prompt, when it answers the last input (or no input was ever sent).
     pub(crate) fn finished_prompt(&self) -> Option<&Record> {
         self.prompt.as_ref().filter(|p| p.covers >= self.started)
@@ -327,7 +342,24 @@ impl Prompts {
         let (number, replied) = {
             let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
             let state = panes.entry(pane).or_default();
+            // The last prompt answers every input before this one: bash reads it there.
+            let at = state
+                .prompt
+                .as_ref()
+                .filter(|p| p.covers >= state.started)
+                .and_then(|p| {
+                    Some(MarkId {
+                        shell: p.shell?,
+                        prompt: p.mark?,
+                    })
+                });
             state.started += 1;
+            if let Some(at) = at {
+                state.at_prompt.push_back((state.started, at));
+                if state.at_prompt.len() > INPUTS_AT_PROMPT {
+                    state.at_prompt.pop_front();
+                }
+            }
             state.input_time = Some(now_f64());
             state.sets_prompt_command = false;
             (state.started, state.replied)
@@ -340,6 +372,7 @@ impl Prompts {
             number,
             _guard: guard,
             editor_reads: false,
+            tty_echoes: false,
         })
     }
 }
@@ -353,9 +386,28 @@ pub(crate) struct InputTurn {
     /// bash's line editor was seen reading the terminal before the input was written: its
     /// echo is the editor's alone (see [`Mark::twice`]).
     pub(crate) editor_reads: bool,
+    /// The pane's terminal echoes what is typed (its `ECHO` flag), looked at when the input is
+    /// sent while a command runs.
+    pub(crate) tty_echoes: bool,
 }
 
 impl InputTurn {
+    /// The input's number.
+    pub(crate) fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The pane the input goes to.
+    pub(crate) fn pane(&self) -> u32 {
+        self.pane
+    }
+
+    /// Whether the input is sent at a prompt whose record was read (see
+    /// [`PaneState::input_at`]).
+    pub(crate) fn at_prompt(&self) -> bool {
+        self.prompts.pane(self.pane).input_at(self.number).is_some()
+    }
+
     /// Notes where this input's rows start: the cursor's `row` from the top of the `history`,
     /// read just before the input was written; `echo` the lines of its echo and the start of
     /// its first line, kept only when the input before it had been answered (bash at its

@@ -19,23 +19,35 @@
 
 // Public with the feature `test-support`, for the differential test
 // (rat-core/tests/terminals/transcript.rs); crate-private otherwise.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub, unused_imports))]
+#![cfg_attr(
+    not(feature = "test-support"),
+    allow(unreachable_pub, unused_imports, dead_code)
+)]
 
+mod echo;
 mod marks;
 mod render;
 mod source;
 #[cfg(test)]
 mod tests;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
+use echo::{Echoes, Fed};
 pub use marks::{Mark, MarkId};
 use marks::{MarkScanner, Piece};
 pub use render::{Lines, Render};
 pub use source::Follow;
 
+/// What readline prints once it has read a line (bracketed paste off again).
+const LINE_READ: &[u8] = b"\x1b[?2004l";
+
 /// How many ended commands are kept until told (the oldest goes first).
-const KEPT: usize = 8;
+const KEPT: usize = 64;
+
+/// The most rows the ended commands not yet told keep together (the oldest goes first): a
+/// pasted script's commands, each told to the wait of its input.
+const KEPT_ROWS: usize = 2 * HISTORY_LIMIT;
 
 /// The rows kept of a command's history, as tmux's `history-limit` of rat's windows.
 pub const HISTORY_LIMIT: usize = 10_000;
@@ -53,6 +65,10 @@ struct Command {
     /// It left the alternate screen on (a full-screen program that ended without leaving
     /// it): not yet told.
     alternate_left_on: bool,
+    /// A line editor finished reading a line since its output mark (`ESC[?2004l`, readline
+    /// leaving bracketed paste): an output mark of the same prompt after it starts another
+    /// command line, not the next command of the same line.
+    line_read: bool,
 }
 
 /// What a command printed and how it ended, as far as its marks tell.
@@ -88,6 +104,12 @@ pub struct Transcript {
     ended: VecDeque<Command>,
     /// The last prompt's mark.
     prompt: Option<MarkId>,
+    /// Each shell's last prompt seen.
+    prompts: HashMap<u32, u64>,
+    /// The ended commands told in full, newest last (a few).
+    told: VecDeque<MarkId>,
+    /// The echoes of texts typed while a command runs, left out of its rows.
+    echoes: Echoes,
 }
 
 impl Transcript {
@@ -100,6 +122,9 @@ impl Transcript {
             open: Vec::new(),
             ended: VecDeque::new(),
             prompt: None,
+            prompts: HashMap::new(),
+            told: VecDeque::new(),
+            echoes: Echoes::default(),
         }
     }
 
@@ -121,6 +146,16 @@ impl Transcript {
         self.scanner = scanner;
     }
 
+    /// A text is about to be typed while a command runs: `echo`, the terminal's echo of it
+    /// (new lines as CR LF), is left out of the command's rows where it starts a row, and
+    /// after text on the row too when `sure` (the terminal's `ECHO` seen on: a program reading
+    /// lines, not a line editor of its own). For a text typed while no command runs yet (its
+    /// output mark still on the way), too; what is expected goes at the next end or prompt
+    /// mark.
+    pub fn typed(&mut self, echo: Vec<u8>, sure: bool) {
+        self.echoes.expect(echo, sure);
+    }
+
     /// Bytes were lost between what was fed and what comes next (a paused stream): every
     /// command running is unframed.
     pub fn lost(&mut self) {
@@ -136,13 +171,17 @@ impl Transcript {
     fn piece(&mut self, piece: Piece<'_>) {
         match piece {
             Piece::Bytes(bytes) => {
-                for command in &mut self.open {
-                    if let Some(render) = &mut command.render {
-                        render.feed(bytes);
-                    }
+                if let Some(command) = self.open.last_mut()
+                    && memchr::memmem::find(bytes, LINE_READ).is_some()
+                {
+                    command.line_read = true;
                 }
+                let open = &mut self.open;
+                self.echoes.filter(bytes, &mut |fed| feed(open, fed));
             }
             Piece::Erased { history } => {
+                let open = &mut self.open;
+                self.echoes.release(&mut |fed| feed(open, fed));
                 for command in &mut self.open {
                     if let Some(render) = &mut command.render {
                         render.erased(history);
@@ -154,7 +193,17 @@ impl Transcript {
     }
 
     fn mark(&mut self, mark: Mark) {
+        // The command a text was typed into ended: its echo, if any is still to come, is the
+        // line editor's, outside any command's frame. (An output mark keeps them: a text typed
+        // just after a command line was read is echoed by the terminal in that command's frame.)
+        if !matches!(mark, Mark::Output(_)) {
+            let open = &mut self.open;
+            self.echoes.forget(&mut |fed| feed(open, fed));
+        }
         match mark {
+            // bash prints PS0 before each command of a line: a line of several (a pasted
+            // script) is one command, from its first output mark to its end mark.
+            Mark::Output(id) if self.open.last().is_some_and(|c| c.id == id && !c.line_read) => {}
             Mark::Output(id) => {
                 // A command of this shell still open lost its end mark (stdout not the
                 // terminal).
@@ -165,6 +214,7 @@ impl Transcript {
                     end: None,
                     unframed: false,
                     alternate_left_on: false,
+                    line_read: false,
                 });
             }
             Mark::End(id, status) => {
@@ -185,12 +235,17 @@ impl Transcript {
                         end: Some(status),
                         unframed: true,
                         alternate_left_on: false,
+                        line_read: false,
                     });
                 }
             }
             Mark::Prompt(id) => {
                 self.close_before(id, true);
                 self.prompt = Some(id);
+                if self.prompts.len() >= KEPT && !self.prompts.contains_key(&id.shell) {
+                    self.prompts.clear();
+                }
+                self.prompts.insert(id.shell, id.prompt);
             }
         }
     }
@@ -217,8 +272,12 @@ impl Transcript {
     fn keep(&mut self, command: Command) {
         self.ended.retain(|c| c.id != command.id);
         self.ended.push_back(command);
-        while self.ended.len() > KEPT {
-            self.ended.pop_front();
+        let rows = |c: &Command| c.render.as_ref().map_or(0, Render::rows_kept);
+        let mut kept: usize = self.ended.iter().map(rows).sum();
+        while self.ended.len() > KEPT || (kept > KEPT_ROWS && self.ended.len() > 1) {
+            if let Some(c) = self.ended.pop_front() {
+                kept -= rows(&c);
+            }
         }
     }
 
@@ -231,7 +290,27 @@ impl Transcript {
         let i = self.ended.iter().position(|c| c.id == id)?;
         let told = told(&mut self.ended[i]);
         self.ended.remove(i);
+        self.told.push_back(id);
+        if self.told.len() > KEPT {
+            self.told.pop_front();
+        }
         Some(told)
+    }
+
+    /// Whether prompt `id` (or a later one of its shell) was seen: every byte its shell
+    /// printed before it was fed.
+    pub fn seen_prompt(&self, id: MarkId) -> bool {
+        self.prompts.get(&id.shell).is_some_and(|&k| k >= id.prompt)
+    }
+
+    /// The command running in the innermost shell, when its output mark came.
+    pub fn running(&self) -> Option<MarkId> {
+        self.open.last().map(|c| c.id)
+    }
+
+    /// Whether command `id` ended and was told in full already (forgotten since).
+    pub fn was_told(&self, id: MarkId) -> bool {
+        self.told.contains(&id)
     }
 
     /// The last command of shell `shell` whose output or end mark came, newest first: the
@@ -246,15 +325,50 @@ impl Transcript {
     }
 }
 
+/// Feeds what came to the rendering of every command open. The terminal's echo of a text
+/// typed is left out where it starts a row; after text on the row (a question, `read -p`),
+/// when the terminal's `ECHO` was seen on, its final new line stays (the answer's row ends
+/// there).
+fn feed(open: &mut [Command], fed: Fed<'_>) {
+    let bytes = match fed {
+        Fed::Bytes(bytes) => bytes,
+        Fed::Echo(echo, sure) => {
+            let at_start = open
+                .last()
+                .and_then(|c| c.render.as_ref())
+                .is_none_or(Render::at_row_start);
+            if at_start {
+                return;
+            }
+            if !sure {
+                // After text on the row with `ECHO` not seen on: a program's own display of
+                // the line it read (a REPL's line editor after its prompt), its output.
+                echo
+            } else if echo.ends_with(b"\r\n") {
+                b"\r\n"
+            } else {
+                return;
+            }
+        }
+    };
+    for command in open {
+        if let Some(render) = &mut command.render {
+            render.feed(bytes);
+        }
+    }
+}
+
 /// What `command` printed not told before, told now.
 fn told(command: &mut Command) -> Told {
     let ended = command.end;
     match (&mut command.render, command.unframed) {
         (Some(render), false) => {
             let alternate_left_on = std::mem::take(&mut command.alternate_left_on);
+            // Under a full-screen program, its rows so far are not told: they are told after.
+            let full_screen = ended.is_none() && render.alternate();
             Told::Framed {
-                full_screen: ended.is_none() && render.alternate(),
-                lines: render.lines(true, ended.is_some()),
+                full_screen,
+                lines: render.lines(!full_screen, ended.is_some()),
                 ended,
                 alternate_left_on,
             }

@@ -14,12 +14,14 @@
 //! - `transcript`: each command's rows from its marks against ground truth over random
 //!   commands (`RAT_TRANSCRIPT_SEQUENCES`, `RAT_TRANSCRIPT_SEED`).
 
+mod answers;
 mod basic;
 mod common;
 mod exact;
 mod frameworks;
 mod keys_tmux;
 mod locale;
+mod marks;
 mod model;
 mod output;
 mod shells;

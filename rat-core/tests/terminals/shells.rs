@@ -97,7 +97,8 @@ async fn a_stopped_job_is_told_stopped_with_the_ways_on() {
     let again = waited(&t, "main", 10).await;
     insta::assert_snapshot!(shown(&f, &again), @r"
     (ok) main: the command finished Ns ago, exit status 148. Job 1 (sleep) is stopped, not finished: `fg` resumes it in the foreground; `kill %1` ends it.
-    [2 rows printed]
+    [3 rows printed]
+    sleep 60
     ^Z
     [1]+  Stopped                 sleep 60
     ");
@@ -253,14 +254,13 @@ async fn known_causes_of_no_prompt_are_said_plainly() {
     let answered = t.send_text(run_text("main", "y", 10)).await;
     insta::assert_snapshot!(shown(&f, &answered), @r"
     (ok) main: the command finished Ns ago, exit status 0.
-    Nothing printed.
+    Nothing printed since the last answer.
     ");
     // The continuation prompt.
     let open = t.send_text(run_text("main", "echo trailing \\", 1)).await;
     insta::assert_snapshot!(shown(&f, &open), @r"
     (ok) main: nothing finished since your last input, Ns ago: bash waits for the rest of the command at its continuation prompt (PS2: an open quote, a trailing \, an unfinished if or loop). Send the rest, or C-c to drop it.
-    [1 row printed]
-    >
+    Nothing printed.
     ");
     let closed = t.send_text(run_text("main", "end", 10)).await;
     insta::assert_snapshot!(shown(&f, &closed), @r"

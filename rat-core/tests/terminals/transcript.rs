@@ -16,7 +16,7 @@ use rat_core::terminals::transcript::{Follow, MarkId, Told, render};
 use tmux_cc::test_support::SocketGuard;
 use tmux_cc::{Client, ClientOptions, Command, PaneId, Server, ServerOptions};
 
-fn env_or(name: &str, default: u64) -> u64 {
+pub(crate) fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
@@ -24,16 +24,16 @@ fn env_or(name: &str, default: u64) -> u64 {
 }
 
 /// xorshift64*: enough for a reproducible run, no dependency.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -53,7 +53,7 @@ const WORDS: &[&str] = &[
 
 /// One piece of a command's output, as the program writes it (`\n` for a new line: the
 /// terminal makes it CR LF).
-fn piece(rng: &mut Rng, big: bool) -> Vec<u8> {
+pub(crate) fn piece(rng: &mut Rng, big: bool) -> Vec<u8> {
     let word = |rng: &mut Rng| WORDS[rng.below(WORDS.len() as u64) as usize];
     match rng.below(if big { 12 } else { 11 }) {
         0 | 1 => {
@@ -111,7 +111,7 @@ fn piece(rng: &mut Rng, big: bool) -> Vec<u8> {
 }
 
 /// What the terminal makes of a program's bytes (`onlcr`: LF out as CR LF).
-fn onlcr(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn onlcr(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     for &b in bytes {
         if b == b'\n' {

@@ -346,3 +346,80 @@ pub(crate) fn prompts_inside(command: &str) -> String {
 /// Added to the line of a window whose foreground program shows prompts of its own.
 pub(crate) const LINE_PROMPTS_INSIDE: &str =
     ", waits cannot see the prompts inside it (read_window shows them)";
+
+// ---- a command's rows, from its marks (docs/design/output.md) ----
+
+/// A command that printed nothing (since the last answer about it).
+pub(crate) fn nothing_printed(since: bool) -> String {
+    if since {
+        "Nothing printed since the last answer.".to_string()
+    } else {
+        "Nothing printed.".to_string()
+    }
+}
+
+/// The start of the header of a command's rows: how many (lines, wrapped rows joined), and
+/// whether rows went past the history's limit before they could be told.
+pub(crate) fn rows_printed(total: usize, since: bool, gone: u64) -> String {
+    let rows = if total == 1 { "row" } else { "rows" };
+    if gone > 0 {
+        let went = if gone == 1 { "row" } else { "rows" };
+        return format!(
+            "[its first {gone} {went} went past the history's {} rows before they could be told: \
+             {total} {rows} left",
+            crate::terminals::controller::HISTORY_LIMIT
+        );
+    }
+    let since = if since { " since the last answer" } else { "" };
+    format!("[{total} {rows} printed{since}")
+}
+
+/// Added to the header when only the last rows are shown.
+pub(crate) fn last_below(kept: usize) -> String {
+    format!(", the last {kept} below")
+}
+
+/// Added to the header when one line longer than an answer holds is shown by its end.
+pub(crate) const END_OF_LAST_BELOW: &str = ", the end of the last one below";
+
+/// Added to the header when the rows take more than a read_window shows at once.
+pub(crate) fn over_read_budget(all: usize, budget: &crate::result::ReadBudget) -> String {
+    format!(
+        "; all of them take {all} bytes, more than read_window shows at once (its read \
+         budget, {budget}): send the command again with its output to a file, to read it in \
+         parts"
+    )
+}
+
+/// Added to the header: the read_window call reaching the first row.
+pub(crate) fn reach_first(window: &str, scrollback: u64) -> String {
+    if scrollback > 0 {
+        format!(
+            "; read_window {window} with scrollback_rows {scrollback} shows them from the first"
+        )
+    } else {
+        format!("; read_window {window} shows them from the first")
+    }
+}
+
+/// A command still running under a full-screen program (the alternate screen on).
+pub(crate) const FULL_SCREEN_HOLDS: &str =
+    "A full-screen program holds the screen: read_window shows it.";
+
+/// Told once, after the rows of a command that ended with the alternate screen still on.
+pub(crate) const ALTERNATE_LEFT_ON: &str = "[It left full-screen mode on (a program killed in it, \
+     or `tput smcup`): read_window shows that screen, not the prompt's, until `tput rmcup` leaves \
+     it; the rows of later commands are told all the same]";
+
+/// Before rows read from the screen: the command's marks were missing (bytes lost, stderr not
+/// the terminal, a shell without rat's hook).
+pub(crate) const ROWS_FROM_SCREEN: &str = "(rows read from the screen)";
+
+/// A wait whose input's command ended before later inputs' commands: its own end, and that a
+/// later input ran after it.
+pub(crate) fn superseded(window: &str, exit: &str) -> String {
+    format!(
+        "{window}: the command finished{exit} A later input ran after it (another client's, or \
+         typed ahead): wait_window {window} tells the last one."
+    )
+}

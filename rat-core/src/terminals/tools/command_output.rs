@@ -1,12 +1,17 @@
-//! What the last input's command printed, added to a wait's answer: the pane read until tmux
-//! has read the command's last bytes, its rows found past the echo (`docs/design/output.md`).
+//! What an input's command printed, added to a wait's answer: the rows its marks framed, as
+//! the pane's transcript tells them; where its marks are missing, the pane read until tmux has
+//! read the command's last bytes, its rows found past the echo, and the answer says its rows
+//! were read from the screen (`docs/design/output.md`).
 
 use std::time::Duration;
 
 use tmux_cc::Command;
 
 use crate::terminals::controller::{TmuxFailure, lines};
+use crate::terminals::output::marked::{self, Place};
+use crate::terminals::status::wait_exit;
 use crate::terminals::texts;
+use crate::terminals::transcript::{Follow, Lines, MarkId, Told, Transcript};
 use output::Probe;
 
 use crate::terminals::{output, prompts};
@@ -29,12 +34,238 @@ async fn back_off(pause: &mut Duration) {
     *pause = (*pause * 2).min(Duration::from_millis(20));
 }
 
+/// Waits, `within` at most, until `done` holds of `follow`'s transcript; whether it does.
+async fn fed_until(follow: &Follow, done: impl Fn(&Transcript) -> bool, within: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        // Created before the look: a piece fed after it wakes it.
+        let fed = follow.fed();
+        if done(&follow.transcript()) {
+            return true;
+        }
+        if follow.end().is_some() || tokio::time::timeout_at(deadline, fed).await.is_err() {
+            return done(&follow.transcript());
+        }
+    }
+}
+
+/// What the transcript told of an input's command, and how the answer starts.
+enum Marked {
+    /// Its rows, after the answer's `text` (its first line replaced when a later input ran).
+    Told(String),
+    /// Its marks are missing: its rows are read from the screen, said so.
+    FromScreen,
+    /// No command of the input's is framed (no command ran, nothing sent, no hook): the
+    /// screen as before.
+    Screen,
+}
+
 impl Terminals {
-    /// `text` (a wait's answer) followed by what the last input's command printed, on a line
-    /// of its own (see [`output`]); `finished`: bash is back at its prompt. The pane is
+    /// `text` (a wait's answer) followed by what input `input`'s command printed (the last
+    /// input when `None`), on lines of its own; `finished`: bash is back at its prompt. The
+    /// rows are the transcript's (see [`crate::terminals::transcript`]); where the command's
+    /// marks are missing, they are read from the screen ([`Terminals::screen_output`]), and
+    /// the answer says so.
+    pub(super) async fn with_output(
+        &self,
+        window: &str,
+        pane: u32,
+        text: String,
+        finished: bool,
+        input: Option<u64>,
+    ) -> Result<String, TmuxFailure> {
+        match self
+            .marked_output(window, pane, &text, finished, input)
+            .await?
+        {
+            Marked::Told(answer) => Ok(answer),
+            Marked::Screen => self.screen_output(window, pane, text, finished).await,
+            Marked::FromScreen => {
+                let answer = self.screen_output(window, pane, text, finished).await?;
+                Ok(match answer.split_once('\n') {
+                    Some((head, block)) => {
+                        format!("{head}\n{} {block}", texts::ROWS_FROM_SCREEN)
+                    }
+                    None => answer,
+                })
+            }
+        }
+    }
+
+    /// The answer from the transcript, when the input's command is framed by its marks.
+    async fn marked_output(
+        &self,
+        window: &str,
+        pane: u32,
+        text: &str,
+        finished: bool,
+        input: Option<u64>,
+    ) -> Result<Marked, TmuxFailure> {
+        let live = self.inner().live_any();
+        let state = live.prompts.pane(pane);
+        let input = input.unwrap_or(state.started);
+        let Some(follow) = live.follows.get(pane) else {
+            // Nothing sent to it since ratd started, or its pipe refused.
+            return Ok(if input > 0 {
+                Marked::FromScreen
+            } else {
+                Marked::Screen
+            });
+        };
+        let own = state.input_at(input);
+        let mut head = text.to_string();
+        let (ids, ended) = if finished {
+            let Some(record) = state.prompt.as_ref() else {
+                return Ok(Marked::Screen);
+            };
+            let (Some(shell), Some(mark)) = (record.shell, record.mark) else {
+                return Ok(Marked::Screen);
+            };
+            let last = (record.ran && mark > 1).then_some(MarkId {
+                shell,
+                prompt: mark - 1,
+            });
+            let ids: Vec<MarkId> = match (own, last) {
+                (Some(own), Some(last)) if own.shell == last.shell && own.prompt < last.prompt => {
+                    if input < state.started {
+                        // A later input's command ran after this one's.
+                        vec![own]
+                    } else {
+                        // The input's lines ran one after the other (a pasted script).
+                        (own.prompt..=last.prompt)
+                            .map(|prompt| MarkId { shell, prompt })
+                            .collect()
+                    }
+                }
+                (_, Some(last)) => vec![last],
+                // No command ran (an empty line), or the hook's marks are off.
+                _ => return Ok(Marked::Screen),
+            };
+            let after = MarkId {
+                shell,
+                prompt: mark,
+            };
+            let first = ids[0];
+            fed_until(
+                &follow,
+                |t| t.seen_prompt(after) || t.was_told(first),
+                MARK_WAIT,
+            )
+            .await;
+            (ids, true)
+        } else {
+            let running = follow.transcript().running();
+            match own.filter(|o| Some(*o) == running).or(running) {
+                Some(id) => (vec![id], false),
+                // bash still reads the command line (its continuation prompt): no command
+                // started, nothing printed.
+                None if own.is_some_and(|o| follow.transcript().seen_prompt(o)) => {
+                    return Ok(Marked::Told(format!(
+                        "{head}\n{}",
+                        texts::nothing_printed(false)
+                    )));
+                }
+                None => return Ok(Marked::FromScreen),
+            }
+        };
+        let (rows, status, full_screen, left_on) = {
+            let mut transcript = follow.transcript();
+            let mut all: Option<(Lines, Option<i32>, bool, bool)> = None;
+            for (i, &id) in ids.iter().enumerate() {
+                let told = transcript.tell(id);
+                if i == 0 && told.is_none() && transcript.was_told(id) {
+                    return Ok(Marked::Told(format!(
+                        "{head}\n{}",
+                        texts::nothing_printed(true)
+                    )));
+                }
+                match told {
+                    Some(Told::Framed {
+                        lines: rows,
+                        ended: end,
+                        full_screen,
+                        alternate_left_on,
+                    }) if end.is_some() == ended => match &mut all {
+                        None => all = Some((rows, end.flatten(), full_screen, alternate_left_on)),
+                        Some((all_rows, status, _, left_on)) => {
+                            all_rows.lines.extend(rows.lines);
+                            all_rows.whole = all_rows.lines.len();
+                            all_rows.rows += rows.rows;
+                            all_rows.gone += rows.gone;
+                            *status = end.flatten();
+                            *left_on |= alternate_left_on;
+                        }
+                    },
+                    // A line of a pasted script that ran no command (empty, or a comment).
+                    None if i > 0 => {}
+                    _ => return Ok(Marked::FromScreen),
+                }
+            }
+            match all {
+                Some(all) => all,
+                None => return Ok(Marked::FromScreen),
+            }
+        };
+        if ended && self.superseded(&state, ids[ids.len() - 1]) {
+            let exit = status.map_or_else(|| ".".to_string(), |s| wait_exit(&[s]));
+            head = texts::superseded(window, &exit);
+        }
+        if full_screen {
+            return Ok(Marked::Told(format!(
+                "{head}\n{}",
+                texts::FULL_SCREEN_HOLDS
+            )));
+        }
+        let place = if marked::cut(&rows) {
+            let target = self.target(window);
+            let reply = self
+                .inner()
+                .reply(Command::new("display-message").args([
+                    "-p",
+                    "-t",
+                    &target,
+                    "#{history_size} #{cursor_y}",
+                ]))
+                .await?;
+            let said = lines(&reply).join("");
+            let mut fields = said.split(' ').map(|f| f.trim().parse::<u64>().ok());
+            match (fields.next().flatten(), fields.next().flatten()) {
+                (Some(history), Some(cursor_y)) => Some(Place {
+                    history,
+                    cursor_y,
+                    ended,
+                }),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let reach = output::Reach {
+            window,
+            budget: self.inner().config.read_budget,
+        };
+        let mut answer = format!("{head}\n{}", marked::block(reach, &rows, place));
+        if left_on {
+            answer.push('\n');
+            answer.push_str(texts::ALTERNATE_LEFT_ON);
+        }
+        Ok(Marked::Told(answer))
+    }
+
+    /// Whether `id`, the command an answer tells, is not the last that ran in its pane: a
+    /// later input's command ran after it.
+    fn superseded(&self, state: &crate::terminals::prompts::PaneState, id: MarkId) -> bool {
+        state
+            .prompt
+            .as_ref()
+            .is_some_and(|r| r.shell == Some(id.shell) && r.mark.is_some_and(|m| m > id.prompt + 1))
+    }
+
+    /// `text` (a wait's answer) followed by what the last input's command printed, read from
+    /// the screen (see [`output`]); `finished`: bash is back at its prompt. The pane is
     /// read until two reads in a row find its cursor and history alike: tmux may still be
     /// reading the command's last output from the terminal when the prompt is recorded.
-    pub(super) async fn with_output(
+    pub(super) async fn screen_output(
         &self,
         window: &str,
         pane: u32,

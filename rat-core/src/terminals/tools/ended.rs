@@ -110,7 +110,7 @@ impl Terminals {
         w: &WindowDescription,
         text: String,
     ) -> Result<String, TmuxFailure> {
-        let answer = self.with_output(window, w.pane, text, false).await?;
+        let answer = self.screen_output(window, w.pane, text, false).await?;
         self.close_ended(window).await?;
         Ok(without_dead_line(answer))
     }

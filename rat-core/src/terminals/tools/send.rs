@@ -86,12 +86,21 @@ impl Terminals {
         } else {
             false
         };
-        let prompts = self.inner().live_any().prompts;
+        // The pane's transcript follows it before the input is written: every byte of its
+        // command, marks included, comes through its pipe.
+        let live = self.inner().live_any();
+        if let Ok(client) = self.inner().client().await {
+            live.follows.start(&client, w.pane).await;
+        }
+        let prompts = live.prompts;
         let mut turn = prompts.start_input(w.pane).await.map_err(|e| {
             TmuxFailure::Internal(format!("recording an input for the prompt hook: {e}")).result()
         })?;
         turn.editor_reads = editor_reads;
         turn.note_foreground(foreground::foreground_group(w.pane_pid));
+        if !turn.at_prompt() {
+            turn.tty_echoes = tty_echoes(w.pane_pid);
+        }
         Ok(turn)
     }
 
@@ -208,6 +217,7 @@ impl Terminals {
             Err(result) => return log(result),
         };
         turn.note_text(&input.text);
+        self.expect_echo(&turn, &input.text, input.enter);
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -225,6 +235,7 @@ impl Terminals {
             LineEdit::Types
         };
         let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
+        let number = turn.number();
         let look = texts::look_text(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
@@ -232,7 +243,25 @@ impl Terminals {
                 ToolResult::ok(texts::text_sent(window, chars, input.enter))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel).await)
+        log(self
+            .then_wait(window, result, seconds, cancel, number)
+            .await)
+    }
+
+    /// A text typed while a command runs: the terminal echoes it among the command's bytes,
+    /// which the pane's transcript leaves out of its rows.
+    fn expect_echo(&self, turn: &InputTurn, text: &str, enter: bool) {
+        if turn.at_prompt() {
+            return;
+        }
+        let Some(follow) = self.inner().live_any().follows.get(turn.pane()) else {
+            return;
+        };
+        let mut echo = text.replace('\n', "\r\n").into_bytes();
+        if enter {
+            echo.extend_from_slice(b"\r\n");
+        }
+        follow.transcript().typed(echo, turn.tty_echoes);
     }
 
     /// After an input asking for a wait: the answer of wait_window once it was sent, or the
@@ -243,6 +272,7 @@ impl Terminals {
         sent: ToolResult,
         seconds: u32,
         cancel: CancellationToken,
+        input: u64,
     ) -> ToolResult {
         if seconds == 0 || !matches!(sent.outcome, Outcome::Ok) {
             return sent;
@@ -256,7 +286,10 @@ impl Terminals {
             ));
         }
         let cancelled = cancel.clone();
-        let result = match self.wait_loop(window, seconds, cancel, &check).await {
+        let result = match self
+            .wait_loop(window, seconds, cancel, &check, Some(input))
+            .await
+        {
             Ok(result) => result,
             Err(fail) => fail.result(),
         };
@@ -329,14 +362,34 @@ impl Terminals {
             .input_ok(&cmds)
             .await
             .map(|outputs| mark(&turn, &outputs, "", line_edit(&input.keys)));
+        let number = turn.number();
         let look = texts::look_keys(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
                 ToolResult::ok(texts::keys_sent(window, &texts::keys_pressed(&input.keys)))
             })
             .await;
-        log(self.then_wait(window, result, seconds, cancel).await)
+        log(self
+            .then_wait(window, result, seconds, cancel, number)
+            .await)
     }
+}
+
+/// Whether the terminal of the pane whose first process is `pane_pid` echoes what is typed:
+/// its line discipline's `ECHO` flag, read on the terminal the process has as standard input.
+/// A program with a line editor of its own (a REPL) turns it off and shows the line itself.
+fn tty_echoes(pane_pid: u32) -> bool {
+    use nix::fcntl::OFlag;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NOCTTY | OFlag::O_NONBLOCK).bits())
+        .open(format!("/proc/{pane_pid}/fd/0"))
+    else {
+        return false;
+    };
+    nix::sys::termios::tcgetattr(&tty)
+        .is_ok_and(|t| t.local_flags.contains(nix::sys::termios::LocalFlags::ECHO))
 }
 
 /// Notes where an input's rows start from the output of its probe (the second command of its

@@ -100,7 +100,9 @@ impl Terminals {
             }
             Some(_) => {}
         }
-        let result = self.wait_loop(window, seconds, cancel, &check).await?;
+        let result = self
+            .wait_loop(window, seconds, cancel, &check, None)
+            .await?;
         Ok(match created {
             // The wait created the session: the answer says so first, and why.
             Some(origin) => ToolResult {
@@ -118,6 +120,7 @@ impl Terminals {
         seconds: u32,
         cancel: CancellationToken,
         check: &TerminalCheck,
+        input: Option<u64>,
     ) -> Result<ToolResult, TmuxFailure> {
         let inner = self.inner();
         let started = std::time::Instant::now();
@@ -142,7 +145,7 @@ impl Terminals {
             if w.finished() {
                 let text = self.finished_text(window, &w, check);
                 return Ok(ToolResult::ok(
-                    self.with_output(window, w.pane, text, true).await?,
+                    self.with_output(window, w.pane, text, true, input).await?,
                 ));
             }
             // A line typed without Enter at the prompt: nothing will run until Enter.
@@ -160,7 +163,7 @@ impl Terminals {
             {
                 let text = texts::inner_bash_at_prompt(window, pid);
                 return Ok(ToolResult::ok(
-                    self.with_output(window, w.pane, text, false).await?,
+                    self.with_output(window, w.pane, text, false, input).await?,
                 ));
             }
             let pane = w.pane;
@@ -172,7 +175,7 @@ impl Terminals {
                 tokio::select! {
                     _ = cancel.cancelled() => return Ok(ToolResult::message(texts::WAIT_CANCELLED)),
                     _ = stopping.cancelled() => return Ok(ToolResult::message(texts::stopping(window))),
-                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check).await,
+                    _ = tokio::time::sleep_until(deadline) => return self.timed_out(window, w, started, check, input).await,
                     _ = &mut look_again => break,
                     changed = recorded.changed() => {
                         if changed.is_err() {
@@ -195,6 +198,7 @@ impl Terminals {
         w: WindowDescription,
         started: std::time::Instant,
         check: &TerminalCheck,
+        input: Option<u64>,
     ) -> Result<ToolResult, TmuxFailure> {
         if let Some(ended) = &w.ended {
             let how = super::ended::how_ended(&w, ended);
@@ -204,7 +208,7 @@ impl Terminals {
         if w.finished() {
             let text = self.finished_text(window, &w, check);
             return Ok(ToolResult::ok(
-                self.with_output(window, w.pane, text, true).await?,
+                self.with_output(window, w.pane, text, true, input).await?,
             ));
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
@@ -216,7 +220,7 @@ impl Terminals {
         Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
-            ToolResult::ok(self.with_output(window, w.pane, text, false).await?)
+            ToolResult::ok(self.with_output(window, w.pane, text, false, input).await?)
         })
     }
     /// Why bash, in the foreground with no prompt since the last input, shows none, where it

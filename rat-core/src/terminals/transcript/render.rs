@@ -68,6 +68,11 @@ pub struct Render {
     told: u64,
     /// Rows dropped past the limit before they were told.
     gone: u64,
+    /// Rows of it were told before (an answer about it while it ran showed some).
+    answered: bool,
+    /// The line the cursor was on when told last (told again as it grows): its first row's
+    /// number and its text. Told again unchanged, it is left out.
+    partial: Option<(u64, String)>,
 }
 
 /// The rows of a command not yet told, joined into lines.
@@ -82,6 +87,8 @@ pub struct Lines {
     pub rows: u64,
     /// Rows not told that were dropped past the history's limit before this.
     pub gone: u64,
+    /// Rows of the command were told before these (they are the rows since).
+    pub told_before: bool,
 }
 
 impl Render {
@@ -99,6 +106,8 @@ impl Render {
             dropped: 0,
             told: 0,
             gone: 0,
+            answered: false,
+            partial: None,
         }
     }
 
@@ -130,6 +139,16 @@ impl Render {
         } else {
             self.told = self.told.min(self.screen_start());
         }
+    }
+
+    /// The rows it keeps: its history and its screen.
+    pub fn rows_kept(&self) -> usize {
+        self.history.len() + usize::from(self.parser.screen().size().0.get())
+    }
+
+    /// Whether the cursor stands at the start of a row.
+    pub fn at_row_start(&self) -> bool {
+        self.parser.screen().cursor_position().1 == 0
     }
 
     /// Whether a full-screen program holds the screen (the alternate screen is on).
@@ -196,18 +215,27 @@ impl Render {
         let whole_end = if ended { end } else { cursor_line.min(end) };
         let mut out = Lines {
             gone: self.gone,
+            told_before: self.answered,
             ..Lines::default()
         };
         let mut line = String::new();
         let mut open = false;
+        // Each line's first row's number and its rows.
+        let mut spans: Vec<(u64, u64)> = Vec::new();
         for (i, row) in all.iter().enumerate().skip(skip) {
             let number = self.dropped + i as u64;
-            if !open && number == whole_end {
-                out.whole = out.lines.len();
+            if !open {
+                if number == whole_end {
+                    out.whole = out.lines.len();
+                }
+                spans.push((number, 0));
             }
             line.push_str(&row.text);
             open = true;
             out.rows += 1;
+            if let Some(span) = spans.last_mut() {
+                span.1 += 1;
+            }
             if !row.wrapped || i + 1 == all.len() {
                 line.truncate(line.trim_end().len());
                 out.lines.push(std::mem::take(&mut line));
@@ -217,9 +245,28 @@ impl Render {
         if whole_end >= end {
             out.whole = out.lines.len();
         }
+        // The line told last as the cursor's, unchanged: told already.
+        if let (Some((number, text)), Some(&(first_number, rows))) = (&self.partial, spans.first())
+            && *number == first_number
+            && out.lines.first() == Some(text)
+        {
+            out.lines.remove(0);
+            spans.remove(0);
+            out.rows -= rows;
+            out.whole = out.whole.saturating_sub(1);
+        }
         if tell {
             self.told = self.told.max(whole_end);
             self.gone = 0;
+            // An answer that showed none of its rows told nothing: the next ones are not "since".
+            self.answered |= !out.lines.is_empty();
+            self.partial = (out.whole < out.lines.len())
+                .then(|| {
+                    spans
+                        .get(out.whole)
+                        .map(|&(n, _)| (n, out.lines[out.whole].clone()))
+                })
+                .flatten();
         }
         out
     }

@@ -346,3 +346,50 @@ fn marks_of_others_are_left_in_the_bytes() {
     assert_eq!(marks::parse(b"B;rat=1:2"), None);
     assert_eq!(marks::parse(b"D;0"), None);
 }
+
+#[test]
+fn a_line_of_several_commands_is_one_command() {
+    // bash prints PS0 before each command of a pasted script's line: one frame, every row.
+    let mut t = Transcript::new(80, 24);
+    let out: String = (1..=30).map(|i| format!("{}L{i}\r\n", c(1))).collect();
+    t.feed(format!("{}$ cmd\r\n{out}{}{}$ ", a(1), d(1, 0), a(2)).as_bytes());
+    let expected: Vec<String> = (1..=30).map(|i| format!("L{i}")).collect();
+    assert_eq!(lines(&mut t, 1), (expected, Some(Some(0))));
+}
+
+#[test]
+fn the_echo_of_a_text_typed_while_a_command_runs_is_not_its_rows() {
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ cat\r\n{}", a(1), c(1)).as_bytes());
+    t.typed(b"hello\r\n".to_vec(), true);
+    t.feed(b"hello\r\nhello\r\n");
+    assert_eq!(lines(&mut t, 1).0, strings(&["hello"]));
+    // After a question on the row, the answer's new line stays: the question is a line.
+    t.feed(b"Continue? ");
+    assert_eq!(lines(&mut t, 1).0, strings(&["Continue?"]));
+    t.typed(b"y\r\n".to_vec(), true);
+    t.feed(format!("y\r\n{}{}$ ", d(1, 0), a(2)).as_bytes());
+    // Told before as the cursor's line, unchanged: not told again.
+    assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(0))));
+}
+
+#[test]
+fn an_output_mark_again_after_a_line_was_read_starts_another_command() {
+    // PROMPT_COMMAND unset: bash draws its prompt without the hook, reads a line (readline
+    // leaves bracketed paste), and PS0 prints the same output mark: the rows before are not
+    // this command's.
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ unset PROMPT_COMMAND\r\n{}", a(1), c(1)).as_bytes());
+    t.feed(format!("$ (exit 6)\x1b[?2004l\r\r\n{}{}{}$ ", c(1), d(1, 6), a(2)).as_bytes());
+    assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(6))));
+}
+
+#[test]
+fn a_line_a_repl_shows_after_its_prompt_is_its_output() {
+    // `ECHO` off (the REPL's line editor shows the line itself): kept after its prompt.
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ python3\r\n{}>>> ", a(1), c(1)).as_bytes());
+    t.typed(b"1+1\r\n".to_vec(), false);
+    t.feed(b"1+1\r\n2\r\n>>> ");
+    assert_eq!(lines(&mut t, 1).0, strings(&[">>> 1+1", "2", ">>>"]));
+}

@@ -1,0 +1,84 @@
+//! The block of an answer made of a command's rows as its marks framed them (the transcript's
+//! [`Lines`]): how many, the last ones kept within [`KEPT_ROWS`] and [`KEPT_BYTES`], and the
+//! read_window call reaching the first. Every sentence comes from `texts`.
+
+use super::{KEPT_BYTES, KEPT_ROWS, READ_ROOM, Reach};
+use crate::terminals::texts;
+use crate::terminals::transcript::Lines;
+
+/// How many of `lines`' last lines an answer shows, and the end of the last one alone when
+/// that one is longer than an answer holds.
+fn kept(lines: &[String]) -> (usize, Option<&str>) {
+    let mut kept = 0;
+    let mut bytes = 0;
+    for line in lines.iter().rev() {
+        if kept == KEPT_ROWS || bytes + line.len() + 1 > KEPT_BYTES {
+            break;
+        }
+        kept += 1;
+        bytes += line.len() + 1;
+    }
+    if kept == 0 && !lines.is_empty() {
+        let line = &lines[lines.len() - 1];
+        let mut at = line.len() - (KEPT_BYTES - 1);
+        while !line.is_char_boundary(at) {
+            at += 1;
+        }
+        return (1, Some(&line[at..]));
+    }
+    (kept, None)
+}
+
+/// Whether the block of `lines` leaves rows out, and so needs [`Place`] for its header.
+pub(crate) fn cut(lines: &Lines) -> bool {
+    let (kept, end) = kept(&lines.lines);
+    kept < lines.lines.len() || end.is_some()
+}
+
+/// Where a command's rows stand in tmux's history, for the call reaching the first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place {
+    /// The pane's rows of history.
+    pub history: u64,
+    /// The cursor's row on the screen.
+    pub cursor_y: u64,
+    /// The command ended: its rows end above the prompt the cursor is on.
+    pub ended: bool,
+}
+
+/// The block of an answer from `lines`, what the transcript told of a command.
+pub(crate) fn block(reach: Reach<'_>, lines: &Lines, place: Option<Place>) -> String {
+    let all = &lines.lines;
+    if all.is_empty() || (all.len() == 1 && all[0].is_empty() && lines.rows == 0) {
+        return texts::nothing_printed(lines.told_before);
+    }
+    let total = all.len();
+    let (kept, end) = kept(all);
+    let mut header = texts::rows_printed(total, lines.told_before, lines.gone);
+    if kept < total || end.is_some() {
+        if end.is_some() {
+            header.push_str(texts::END_OF_LAST_BELOW);
+        } else {
+            header.push_str(&texts::last_below(kept));
+        }
+        let bytes: usize = all.iter().map(|l| l.len() + 1).sum();
+        if bytes + READ_ROOM > reach.budget.bytes() {
+            header.push_str(&texts::over_read_budget(bytes, &reach.budget));
+        } else {
+            // The command's rows end on the cursor's row (still running) or above it (the
+            // prompt's): the first is that many rows up.
+            let scrollback = place.map_or(0, |p| {
+                let last = p.history + p.cursor_y - u64::from(p.ended);
+                let first = (last + 1).saturating_sub(lines.rows);
+                p.history.saturating_sub(first)
+            });
+            header.push_str(&texts::reach_first(reach.window, scrollback));
+        }
+    }
+    header.push(']');
+    let shown: Vec<&str> = match end {
+        Some(end) => vec![end],
+        None => all[total - kept..].iter().map(String::as_str).collect(),
+    };
+    format!("{header}\n{}", shown.join("\n"))
+}
