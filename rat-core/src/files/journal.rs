@@ -7,7 +7,9 @@
 //! (a failure is told by its own error). Notes left by a ratd that ended are read when the next
 //! starts: each is told by the first read_file or write_file of its path, then removed. It lapses
 //! (removed untold) once the file's size or modification time is no longer what the cut left,
-//! as the file was written by something else meanwhile. The crash model is ratd ending, not the
+//! as the file was written by something else meanwhile. A path names the file the cut left by
+//! its name as given or by any other (a symbolic link, a hard link, the link's target): what
+//! the cut left holds the file's device and inode, which every name of it shares. The crash model is ratd ending, not the
 //! machine: nothing is synced to disk.
 
 use std::collections::HashMap;
@@ -35,8 +37,18 @@ struct Cut {
     note: PathBuf,
     bytes: u64,
     began: SystemTime,
-    /// The file's size and modification time when the cut was found (`None`: no file).
-    left: Option<(u64, SystemTime)>,
+    /// The file when the cut was found (`None`: no file).
+    left: Option<FileState>,
+}
+
+/// What a cut left: the file's size and modification time (a change tells that something
+/// wrote it since), its device and inode (the file whatever its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileState {
+    size: u64,
+    modified: SystemTime,
+    dev: u64,
+    ino: u64,
 }
 
 /// A write in progress, noted: removed by [`Journal::done`].
@@ -108,17 +120,36 @@ impl Journal {
     }
 
     /// The sentence telling a write a former ratd left cut at `path`, once: the note goes with
-    /// it, and a note whose file changed since the cut goes untold. `None` for every other path.
+    /// it, and a note whose file changed since the cut goes untold. `path` names the file by
+    /// the name the write was given or by any other (a link to it, its target): matched by the
+    /// file's device and inode. `None` for every other path.
     pub fn told(&self, path: &Path) -> Option<String> {
+        if self
+            .cut
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+        {
+            return None;
+        }
+        let now = state_of(path);
         let cut = {
             let mut cuts = self.cut.lock().unwrap_or_else(|e| e.into_inner());
-            if cuts.is_empty() {
-                return None;
+            match cuts.remove(path) {
+                Some(cut) => cut,
+                None => {
+                    let now = now?;
+                    let named = cuts.iter().find_map(|(named, cut)| {
+                        cut.left
+                            .is_some_and(|left| (left.dev, left.ino) == (now.dev, now.ino))
+                            .then(|| named.clone())
+                    })?;
+                    cuts.remove(&named)?
+                }
             }
-            cuts.remove(path)?
         };
         let _ = fs::remove_file(&cut.note);
-        if state_of(path) != cut.left {
+        if now != cut.left {
             return None;
         }
         Some(format!(
@@ -129,10 +160,16 @@ impl Journal {
     }
 }
 
-/// The size and modification time of the file at `path`, `None` without one.
-fn state_of(path: &Path) -> Option<(u64, SystemTime)> {
+/// The file at `path` (links followed), `None` without one.
+fn state_of(path: &Path) -> Option<FileState> {
+    use std::os::unix::fs::MetadataExt;
     let meta = fs::metadata(path).ok()?;
-    Some((meta.len(), meta.modified().ok()?))
+    Some(FileState {
+        size: meta.len(),
+        modified: meta.modified().ok()?,
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
 }
 
 fn nanos(t: SystemTime) -> u128 {
@@ -143,20 +180,26 @@ fn from_nanos(n: u128) -> SystemTime {
     UNIX_EPOCH + Duration::new((n / 1_000_000_000) as u64, (n % 1_000_000_000) as u32)
 }
 
-/// A note: `bytes began_ns` on the first line, then the state the cut left (`size mtime_ns`,
-/// `none` without a file) once found, then the path on the last line (a path holds no NUL, may
+/// A note: `bytes began_ns` on the first line, then the state the cut left (`size mtime_ns dev
+/// inode`, `none` without a file) once found, then the path on the last line (a path holds no NUL, may
 /// hold a new line: it is the rest of the note).
 fn format_note(
     path: &Path,
     bytes: u64,
     began: SystemTime,
-    left: Option<Option<(u64, SystemTime)>>,
+    left: Option<Option<FileState>>,
 ) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let left = match left {
         None => "-".to_owned(),
         Some(None) => "none".to_owned(),
-        Some(Some((size, modified))) => format!("{size} {}", nanos(modified)),
+        Some(Some(state)) => format!(
+            "{} {} {} {}",
+            state.size,
+            nanos(state.modified),
+            state.dev,
+            state.ino
+        ),
     };
     let mut text = format!("{bytes} {}\n{left}\n", nanos(began)).into_bytes();
     text.extend_from_slice(path.as_os_str().as_bytes());
@@ -164,18 +207,22 @@ fn format_note(
 }
 
 #[allow(clippy::type_complexity)]
-fn parse(text: &str) -> Option<(PathBuf, u64, SystemTime, Option<Option<(u64, SystemTime)>>)> {
+fn parse(text: &str) -> Option<(PathBuf, u64, SystemTime, Option<Option<FileState>>)> {
     let mut lines = text.splitn(3, '\n');
     let (bytes, began) = lines.next()?.split_once(' ')?;
     let left = match lines.next()? {
         "-" => None,
         "none" => Some(None),
         state => {
-            let (size, modified) = state.split_once(' ')?;
-            Some(Some((
-                size.parse().ok()?,
-                from_nanos(modified.parse().ok()?),
-            )))
+            let mut fields = state.split(' ');
+            let mut next = || fields.next()?.parse::<u128>().ok();
+            let (size, modified, dev, ino) = (next()?, next()?, next()?, next()?);
+            Some(Some(FileState {
+                size: u64::try_from(size).ok()?,
+                modified: from_nanos(modified),
+                dev: u64::try_from(dev).ok()?,
+                ino: u64::try_from(ino).ok()?,
+            }))
         }
     };
     let path = PathBuf::from(lines.next()?);
@@ -229,5 +276,44 @@ mod tests {
         // A restart after the change does not bring it back.
         let journal = Journal::open(&dir).unwrap();
         assert_eq!(journal.told(&file), None);
+    }
+
+    /// A write cut through one name of a file, and the journal asked with another.
+    fn told_through(written: &Path, read: &Path, journal_dir: &Path) -> Option<String> {
+        let journal = Journal::open(journal_dir).unwrap();
+        let _cut = journal.begin(written, 10);
+        let journal = Journal::open(journal_dir).unwrap();
+        journal.told(read)
+    }
+
+    #[test]
+    fn a_cut_write_is_told_through_any_name_of_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("dir");
+        fs::create_dir(&dir).unwrap();
+        let file = dir.join("f");
+        fs::write(&file, "").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let dir_link = tmp.path().join("dir-link");
+        std::os::unix::fs::symlink(&dir, &dir_link).unwrap();
+        let hard = tmp.path().join("hard");
+        fs::hard_link(&file, &hard).unwrap();
+        let names = [file.clone(), link, dir_link.join("f"), hard];
+        for (i, written) in names.iter().enumerate() {
+            for (j, read) in names.iter().enumerate() {
+                let journal_dir = tmp.path().join(format!("journal-{i}-{j}"));
+                let told = told_through(written, read, &journal_dir);
+                assert!(
+                    told.is_some_and(|told| told.starts_with("A write_file of 10 B")),
+                    "written through {written:?}, read through {read:?}"
+                );
+                assert_eq!(fs::read_dir(&journal_dir).unwrap().count(), 0);
+            }
+        }
+        // Another file is not told.
+        let other = tmp.path().join("other");
+        fs::write(&other, "").unwrap();
+        assert_eq!(told_through(&file, &other, &tmp.path().join("j")), None);
     }
 }
