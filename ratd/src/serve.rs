@@ -70,14 +70,18 @@ pub(crate) struct ConnectionCap {
     permits: Arc<tokio::sync::Semaphore>,
     most: usize,
     logged: Mutex<(Option<Instant>, u64)>,
+    /// The most connections held in their handshake, by each listener: [`MAX_HANDSHAKING`],
+    /// or what the open file limit leaves them.
+    pub(crate) max_handshaking: usize,
 }
 
 impl ConnectionCap {
-    pub(crate) fn new(most: usize) -> Self {
+    pub(crate) fn new(most: usize, max_handshaking: usize) -> Self {
         Self {
             permits: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
             most: most.max(1),
             logged: Mutex::new((None, 0)),
+            max_handshaking,
         }
     }
 

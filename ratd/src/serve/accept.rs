@@ -91,7 +91,7 @@ pub(crate) async fn accept_loop(
 fn accept_thread(listener: &std::net::TcpListener, door: &Door, gone: &CancellationToken) {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let refusals = Arc::new(RefusalLog::default());
-    let strangers = Arc::new(Strangers::default());
+    let strangers = Arc::new(Strangers::new(door.cap.max_handshaking));
     let timeout = PollTimeout::try_from(STOP_CHECK).unwrap_or(PollTimeout::NONE);
     while !door.stop.is_cancelled() && !gone.is_cancelled() {
         let mut ready = [PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
