@@ -641,3 +641,54 @@ async fn fifty_clients_of_two_certificates_make_200_mixed_calls_each_without_an_
     assert_eq!(errors, Vec::<String>::new());
     assert!(peak < RSS_BOUND_KIB, "ratd reached {peak} KiB");
 }
+
+/// What one connection can make ratd hold: 32 connections each posting a write_file of 4 MB (a
+/// body just under the 4 MiB limit) at once. Prints ratd's peak over its resident memory
+/// before, per connection: the figure of `docs/design/transport.md` (ratd's memory with many
+/// connections).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thirty_two_connections_posting_4_mb_at_once_keep_ratd_under_512_mib() {
+    const CONNECTIONS: usize = 32;
+    let mut ratd = Daemon::spawn(&[]);
+    let addr = ratd.wait_serving();
+    let pid = ratd.pid().as_raw();
+    let url = format!("https://{addr}/mcp");
+    let files = tempfile::tempdir().unwrap();
+    let content = "0123456789abcdef".repeat(4_000_000 / 16);
+    let bodies: Vec<String> = (0..CONNECTIONS)
+        .map(|i| {
+            serde_json::json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "write_file",
+                "arguments": {"path": files.path().join(format!("f{i}")), "content": content}}})
+            .to_string()
+        })
+        .collect();
+    let before = status_kib(pid, "VmRSS");
+    let clients: Vec<reqwest::Client> = (0..CONNECTIONS)
+        .map(|_| http_client(ratd.bundle.client_tls("alice")))
+        .collect();
+    let answers =
+        futures::future::join_all(clients.iter().zip(&bodies).map(|(http, body)| async {
+            let response = http
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body.clone())
+                .send()
+                .await
+                .expect("answered");
+            (response.status().as_u16(), response.text().await.unwrap())
+        }))
+        .await;
+    for (i, (status, text)) in answers.iter().enumerate() {
+        assert_eq!(*status, 200, "{text}");
+        assert!(text.contains(&format!("f{i} (")), "{text}");
+    }
+    let peak = status_kib(pid, "VmHWM");
+    let per_connection = (peak.saturating_sub(before)) as f64 / CONNECTIONS as f64 / 1024.0;
+    eprintln!(
+        "{CONNECTIONS} connections x a 4 MB write_file at once: ratd RSS {before} KiB before, {peak} KiB at peak, {per_connection:.1} MiB per connection"
+    );
+    assert!(peak < RSS_BOUND_KIB * 2, "ratd reached {peak} KiB");
+}
