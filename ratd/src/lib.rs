@@ -237,7 +237,8 @@ impl Ratd {
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );
-        let max_handshaking = service::warnings::file_limit(config.max_connections);
+        let max_handshaking =
+            service::warnings::file_limit(config.max_connections, serve::MAX_HANDSHAKING);
         Ok(Ratd {
             tenant,
             max_connections: config.max_connections,

@@ -178,46 +178,45 @@ pub fn raise_file_limit() -> Option<u64> {
     Some(soft)
 }
 
-/// The open file limit against what ratd may hold: `max_connections` clients, plus
-/// `MAX_HANDSHAKING` connections in their TLS handshake, plus [`OWN_FILES`]. Returns the bound
-/// of connections in their handshake: `MAX_HANDSHAKING`, or what the limit leaves once the
-/// clients and ratd's own files are counted (so that a flood of strangers is shed before
-/// accepting fails, rather than after). Warns when the limit can not hold the clients (beyond
-/// it, accepting fails until connections close), or leaves fewer than 1024 places for
-/// handshakes (a small flood then closes a certificate holder's before it ends); logs at info
-/// level the bound it lowered otherwise.
-pub fn file_limit(max_connections: usize) -> usize {
-    use crate::serve::MAX_HANDSHAKING;
+/// The open file limit against what ratd may hold: `max_connections` clients, plus `bound`
+/// connections in their TLS handshake (`serve::MAX_HANDSHAKING`, given by the caller), plus
+/// [`OWN_FILES`]. Returns the bound of connections in their handshake: `bound`, or what the
+/// limit leaves once the clients and ratd's own files are counted (so that a flood of strangers
+/// is shed before accepting fails, rather than after). Warns when the limit can not hold the
+/// clients (beyond it, accepting fails until connections close), or leaves fewer than 1024
+/// places for handshakes (a small flood then closes a certificate holder's before it ends);
+/// logs at info level the bound it lowered otherwise.
+pub fn file_limit(max_connections: usize, bound: usize) -> usize {
     use nix::sys::resource::{Resource, getrlimit};
     let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) else {
-        return MAX_HANDSHAKING;
+        return bound;
     };
     let clients = max_connections as u64 + OWN_FILES;
-    let needed = clients + MAX_HANDSHAKING as u64;
-    let (left, max_handshaking) = handshake_bound(soft, max_connections);
+    let needed = clients + bound as u64;
+    let (left, max_handshaking) = handshake_bound(soft, max_connections, bound);
     if soft >= needed {
-        return MAX_HANDSHAKING;
+        return bound;
     }
     if soft < clients {
         tracing::warn!(
             file_limit = soft,
             max_connections,
             max_handshaking,
-            "the open file limit is below --max-connections plus ratd's own files ({clients}): connections beyond fail to be accepted; it should also hold {MAX_HANDSHAKING} connections in their TLS handshake ({needed} in all); raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+            "the open file limit is below --max-connections plus ratd's own files ({clients}): connections beyond fail to be accepted; it should also hold {bound} connections in their TLS handshake ({needed} in all); raise LimitNOFILE= in the systemd unit, or lower --max-connections"
         );
     } else if left < MIN_HANDSHAKING {
         tracing::warn!(
             file_limit = soft,
             max_connections,
             max_handshaking,
-            "the open file limit leaves {left} files for connections in their TLS handshake once --max-connections and ratd's own files are counted, against {MAX_HANDSHAKING} ({needed} in all): a small flood of connections that never finish their handshake closes a certificate holder's before it ends; raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+            "the open file limit leaves {left} files for connections in their TLS handshake once --max-connections and ratd's own files are counted, against {bound} ({needed} in all): a small flood of connections that never finish their handshake closes a certificate holder's before it ends; raise LimitNOFILE= in the systemd unit, or lower --max-connections"
         );
     } else {
         tracing::info!(
             file_limit = soft,
             max_connections,
             max_handshaking,
-            "the open file limit holds {max_handshaking} connections in their TLS handshake once --max-connections and ratd's own files are counted, fewer than {MAX_HANDSHAKING} ({needed} in all): beyond, the oldest is closed"
+            "the open file limit holds {max_handshaking} connections in their TLS handshake once --max-connections and ratd's own files are counted, fewer than {bound} ({needed} in all): beyond, the oldest is closed"
         );
     }
     max_handshaking
@@ -225,12 +224,11 @@ pub fn file_limit(max_connections: usize) -> usize {
 
 /// What the open file limit `soft` leaves connections in their TLS handshake once
 /// `max_connections` and [`OWN_FILES`] are counted, and the bound ratd keeps for them:
-/// [`MIN_HANDSHAKING`] to `MAX_HANDSHAKING`.
-fn handshake_bound(soft: u64, max_connections: usize) -> (usize, usize) {
-    use crate::serve::MAX_HANDSHAKING;
+/// [`MIN_HANDSHAKING`] to `most`.
+fn handshake_bound(soft: u64, max_connections: usize, most: usize) -> (usize, usize) {
     let left = soft.saturating_sub(max_connections as u64 + OWN_FILES);
     let left = usize::try_from(left).unwrap_or(usize::MAX);
-    (left, left.clamp(MIN_HANDSHAKING, MAX_HANDSHAKING))
+    (left, left.clamp(MIN_HANDSHAKING.min(most), most))
 }
 
 /// The fewest places kept for connections in their TLS handshake, whatever the open file limit
@@ -316,12 +314,12 @@ mod tests {
     #[test]
     fn the_file_limit_bounds_connections_in_their_handshake() {
         // systemd's default hard limit: room for everything.
-        assert_eq!(handshake_bound(524_288, 4096), (519_936, 16384));
+        assert_eq!(handshake_bound(524_288, 4096, 16384), (519_936, 16384));
         // 20,000 files: 4096 clients and 256 of ratd's own leave 15,648 for handshakes.
-        assert_eq!(handshake_bound(20_000, 4096), (15_648, 15_648));
+        assert_eq!(handshake_bound(20_000, 4096, 16384), (15_648, 15_648));
         // Too few: 1024 kept, the accept failing beyond (the oldest closed then).
-        assert_eq!(handshake_bound(4096, 4096), (0, 1024));
-        assert_eq!(handshake_bound(5000, 4096), (648, 1024));
+        assert_eq!(handshake_bound(4096, 4096, 16384), (0, 1024));
+        assert_eq!(handshake_bound(5000, 4096, 16384), (648, 1024));
     }
 
     #[test]
