@@ -1,7 +1,7 @@
 //! What the note of a write in progress costs write_file (`docs/design/files.md`, a write cut
 //! by the end of ratd is told): the same write_file with the journal (a small file created
 //! before the write, removed after) and without, side by side in one run, for 1 KiB, 64 KiB and
-//! 1 MiB of content replacing a file of the same size.
+//! 1 MiB of content replacing a file of the same size; then the note alone (begin and done).
 //!
 //! `cargo bench -p benches --bench journal`. The files and the journal are in a temporary
 //! directory under /tmp (`TMPDIR` to measure another file system), removed at the end.
@@ -50,6 +50,11 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+    // The note alone: created, then removed, as around each write.
+    let path = dir.path().join("alone");
+    c.bench_function("journal note alone (begin + done)", |b| {
+        b.iter(|| journal.done(journal.begin(&path, 1 << 20)));
+    });
 }
 
 fn main() {
