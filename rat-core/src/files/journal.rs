@@ -22,11 +22,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::text::size_text;
 
-/// The journal of one tenant's writes: a directory of its own.
+/// The journal of one tenant's writes: a directory of its own. The writes in progress of a
+/// ratd are slots of one file of it (`slots-PID-N`), opened once: a note is written in a free
+/// slot with `pwrite` and cleared the same way, so that noting a write creates and removes no
+/// file (that cost 0.1 ms a write: docs/benchmarks.md). The next ratd turns the slots left
+/// filled into a note file each (`cut-PID-N`), which the cut keeps until told or lapsed.
 #[derive(Debug)]
 pub struct Journal {
     dir: PathBuf,
     next: AtomicU64,
+    /// The slots file of this ratd, opened at the first note (`None` until then, or when it
+    /// can not be), and which of its slots are taken.
+    slots: Mutex<Option<Slots>>,
     /// The writes a former ratd left cut, by path, until told or lapsed.
     cut: Mutex<HashMap<PathBuf, Cut>>,
 }
@@ -51,9 +58,33 @@ struct FileState {
     ino: u64,
 }
 
-/// A write in progress, noted: removed by [`Journal::done`].
+/// A write in progress, noted in a slot: cleared by [`Journal::done`].
 #[derive(Debug)]
-pub struct Noted(Option<PathBuf>);
+pub struct Noted(Option<usize>);
+
+/// The slots file of a ratd.
+#[derive(Debug)]
+struct Slots {
+    file: fs::File,
+    /// Whether each slot holds a write in progress.
+    taken: Vec<bool>,
+}
+
+/// The size of a slot: the length of the note (8 bytes, little endian; 0 for a free slot),
+/// then the note. A path is at most 4096 bytes (`PATH_MAX`), the rest of a note under 100.
+const SLOT: usize = 8192;
+
+/// The notes held in the slots of `bytes` (a slots file), the free slots skipped.
+fn slot_notes(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .chunks(SLOT)
+        .filter_map(|slot| {
+            let length = u64::from_le_bytes(slot.get(..8)?.try_into().ok()?);
+            slot.get(8..8 + usize::try_from(length).ok()?)
+                .filter(|note| !note.is_empty())
+        })
+        .collect()
+}
 
 impl Journal {
     /// Opens the journal in `dir` (created, 0700, if missing), and takes in the notes a former
@@ -68,6 +99,25 @@ impl Journal {
             .recursive(true)
             .mode(0o700)
             .create(dir)?;
+        // The slots a former ratd left filled: a note file each, as the cuts they are.
+        let mut converted = 0u64;
+        for entry in fs::read_dir(dir)? {
+            let slots = entry?.path();
+            if !slots
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("slots-"))
+            {
+                continue;
+            }
+            if let Ok(bytes) = fs::read(&slots) {
+                for note in slot_notes(&bytes) {
+                    let name = format!("cut-{}-{converted}", std::process::id());
+                    converted += 1;
+                    fs::write(dir.join(name), note)?;
+                }
+            }
+            fs::remove_file(&slots)?;
+        }
         let mut cut = HashMap::new();
         for entry in fs::read_dir(dir)? {
             let note = entry?.path();
@@ -95,6 +145,7 @@ impl Journal {
         Ok(Journal {
             dir: dir.to_owned(),
             next: AtomicU64::new(0),
+            slots: Mutex::new(None),
             cut: Mutex::new(cut),
         })
     }
@@ -102,20 +153,64 @@ impl Journal {
     /// Notes a write of `bytes` to `path` beginning now. A note that can not be written is
     /// no reason to refuse the write: it is then not noted.
     pub fn begin(&self, path: &Path, bytes: u64) -> Noted {
-        let name = format!(
-            "{}-{}",
-            std::process::id(),
-            self.next.fetch_add(1, Ordering::Relaxed)
-        );
-        let note = self.dir.join(name);
+        use std::os::unix::fs::FileExt;
         let text = format_note(path, bytes, SystemTime::now(), None);
-        Noted(fs::write(&note, text).ok().map(|()| note))
+        if text.len() > SLOT - 8 {
+            return Noted(None);
+        }
+        let mut slot = Vec::with_capacity(8 + text.len());
+        slot.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        slot.extend_from_slice(&text);
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if slots.is_none() {
+            let name = format!(
+                "slots-{}-{}",
+                std::process::id(),
+                self.next.fetch_add(1, Ordering::Relaxed)
+            );
+            *slots = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(self.dir.join(name))
+                .ok()
+                .map(|file| Slots {
+                    file,
+                    taken: Vec::new(),
+                });
+        }
+        let Some(slots) = slots.as_mut() else {
+            return Noted(None);
+        };
+        let index = match slots.taken.iter().position(|taken| !taken) {
+            Some(index) => index,
+            None => {
+                slots.taken.push(false);
+                slots.taken.len() - 1
+            }
+        };
+        if slots
+            .file
+            .write_all_at(&slot, (index * SLOT) as u64)
+            .is_err()
+        {
+            return Noted(None);
+        }
+        slots.taken[index] = true;
+        Noted(Some(index))
     }
 
-    /// The write of `noted` ended: its note goes.
+    /// The write of `noted` ended: its slot is cleared.
     pub fn done(&self, noted: Noted) {
-        if let Some(note) = noted.0 {
-            let _ = fs::remove_file(note);
+        use std::os::unix::fs::FileExt;
+        let Some(index) = noted.0 else {
+            return;
+        };
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(slots) = slots.as_mut() {
+            let _ = slots.file.write_all_at(&[0u8; 8], (index * SLOT) as u64);
+            slots.taken[index] = false;
         }
     }
 
@@ -276,6 +371,47 @@ mod tests {
         // A restart after the change does not bring it back.
         let journal = Journal::open(&dir).unwrap();
         assert_eq!(journal.told(&file), None);
+    }
+
+    #[test]
+    fn writes_in_progress_at_once_take_a_slot_each_and_free_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("journal");
+        let journal = Journal::open(&dir).unwrap();
+        let names: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("f{i}"))).collect();
+        let notes: Vec<Noted> = names.iter().map(|n| journal.begin(n, 10)).collect();
+        let [first, second, third] = <[Noted; 3]>::try_from(notes).unwrap();
+        journal.done(second);
+        // The freed slot is taken again: the slots file holds three slots.
+        let again = journal.begin(&names[1], 20);
+        journal.done(first);
+        let slots: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(slots.len(), 1);
+        let length = fs::metadata(&slots[0]).unwrap().len();
+        assert!(
+            length > 2 * SLOT as u64 && length < 3 * SLOT as u64,
+            "{length}"
+        );
+        // `third` and `again` never done: the ratd "ends".
+        let _ = (third, again);
+        let journal = Journal::open(&dir).unwrap();
+        assert_eq!(journal.told(&names[0]), None);
+        assert!(
+            journal
+                .told(&names[1])
+                .unwrap()
+                .starts_with("A write_file of 20 B")
+        );
+        assert!(
+            journal
+                .told(&names[2])
+                .unwrap()
+                .starts_with("A write_file of 10 B")
+        );
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
     }
 
     /// A write cut through one name of a file, and the journal asked with another.
