@@ -2,15 +2,15 @@
 //! kernel's OOM killer) is told after a restart rather than lost untold (`docs/design/files.md`,
 //! Writes cut short).
 //!
-//! A write_file notes itself before it truncates the file (a small file of the journal: the
-//! path, the size of the content, when it began) and removes the note once done, failed or not
+//! A write_file notes itself before it truncates the file (a slot of the journal's file: the
+//! path, the size of the content, when it began) and clears the note once done, failed or not
 //! (a failure is told by its own error). Notes left by a ratd that ended are read when the next
 //! starts: each is told by the first read_file or write_file of its path, then removed. It lapses
 //! (removed untold) once the file's size or modification time is no longer what the cut left,
 //! as the file was written by something else meanwhile. A path names the file the cut left by
 //! its name as given or by any other (a symbolic link, a hard link, the link's target): what
-//! the cut left holds the file's device and inode, which every name of it shares. The crash model is ratd ending, not the
-//! machine: nothing is synced to disk.
+//! the cut left holds the file's device and inode, which every name of it shares. The crash
+//! model is ratd ending, not the machine: nothing is synced to disk.
 
 use std::collections::HashMap;
 use std::fs;
