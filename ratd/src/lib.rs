@@ -130,6 +130,9 @@ fn listen_hint(error: &io::Error) -> &'static str {
 pub struct Ratd {
     tenant: String,
     max_connections: usize,
+    /// The most connections held in their TLS handshake, by listener (`serve::MAX_HANDSHAKING`,
+    /// or what the open file limit leaves them).
+    max_handshaking: usize,
     listeners: Vec<TcpListener>,
     acceptor: TlsAcceptor,
     controller: Controller,
@@ -236,10 +239,12 @@ impl Ratd {
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );
-        service::warnings::file_limit(config.max_connections);
+        let max_handshaking =
+            service::warnings::file_limit(config.max_connections, serve::MAX_HANDSHAKING);
         Ok(Ratd {
             tenant,
             max_connections: config.max_connections,
+            max_handshaking,
             listeners,
             acceptor: TlsAcceptor::from(side.rustls_config()),
             controller,
@@ -326,6 +331,7 @@ impl Ratd {
         let Ratd {
             tenant,
             max_connections,
+            max_handshaking,
             listeners,
             acceptor,
             controller,
@@ -338,7 +344,7 @@ impl Ratd {
         let hard_stop = CancellationToken::new();
         let connections = TaskTracker::new();
         let mut accept_loops = tokio::task::JoinSet::new();
-        let cap = Arc::new(serve::ConnectionCap::new(max_connections));
+        let cap = Arc::new(serve::ConnectionCap::new(max_connections, max_handshaking));
         for listener in listeners {
             accept_loops.spawn(serve::accept_loop(
                 listener,

@@ -17,6 +17,7 @@
 //! connection goes idle, which would cut kept-alive connections after 10 s: it is off, and
 //! `Activity` keeps the deadlines instead.
 
+mod accept;
 mod activity;
 mod listeners;
 mod strangers;
@@ -32,18 +33,18 @@ use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::bodies::Body;
 use crate::mcp::McpState;
 use crate::peer::Peer;
+pub(crate) use accept::accept_loop;
 use activity::{Activity, ActivityIo};
 pub(crate) use listeners::bind;
 pub use strangers::MAX_HANDSHAKING;
-use strangers::{Place, Strangers};
+use strangers::Place;
 
 /// How long the header of each request may take: Go's ReadHeaderTimeout
 /// (`docs/design/transport.md`, Timeouts).
@@ -61,58 +62,6 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The one path ratd serves (`docs/design/transport.md`, Serving), shared with its clients.
 pub use rat_wire::connect::ENDPOINT_PATH;
 
-/// Accepts connections on `listener` until `stop` fires, each served on a task of `tracker`.
-/// `hard_stop` drops the connections still open.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn accept_loop(
-    listener: TcpListener,
-    cap: Arc<ConnectionCap>,
-    acceptor: TlsAcceptor,
-    shared: Arc<McpState>,
-    tracker: TaskTracker,
-    stop: CancellationToken,
-    hard_stop: CancellationToken,
-) {
-    let refusals = Arc::new(RefusalLog::default());
-    let strangers = Arc::new(Strangers::default());
-    loop {
-        // Accepted at once, whatever the number of connections: a connection before the end
-        // of its handshake takes a place among the strangers (the oldest is closed beyond
-        // MAX_HANDSHAKING), and one of `cap` only once its certificate was verified.
-        let (tcp, addr) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // EMFILE and friends: a stranger gives its file descriptor back if there is
-                    // one (a flood, logged as such); else say so, breathe, and keep the door
-                    // open.
-                    if !strangers.evict_oldest() {
-                        tracing::warn!(%error, "accepting a connection failed");
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    } else {
-                        tokio::task::yield_now().await;
-                    }
-                    continue;
-                }
-            },
-            () = stop.cancelled() => break,
-        };
-        let place = strangers.admit();
-        let _ = tcp.set_nodelay(true);
-        tracker.spawn(serve_connection(
-            place,
-            cap.clone(),
-            tcp,
-            addr,
-            acceptor.clone(),
-            shared.clone(),
-            refusals.clone(),
-            stop.clone(),
-            hard_stop.clone(),
-        ));
-    }
-}
-
 /// The cap on connections of clients held at once (`--max-connections`), shared by every
 /// listener: a permit per connection whose certificate was verified, given back when it
 /// closes. Reaching it is logged at most once every 10 seconds, with how many times it was met
@@ -121,14 +70,18 @@ pub(crate) struct ConnectionCap {
     permits: Arc<tokio::sync::Semaphore>,
     most: usize,
     logged: Mutex<(Option<Instant>, u64)>,
+    /// The most connections held in their handshake, by each listener: [`MAX_HANDSHAKING`],
+    /// or what the open file limit leaves them.
+    pub(crate) max_handshaking: usize,
 }
 
 impl ConnectionCap {
-    pub(crate) fn new(most: usize) -> Self {
+    pub(crate) fn new(most: usize, max_handshaking: usize) -> Self {
         Self {
             permits: Arc::new(tokio::sync::Semaphore::new(most.max(1))),
             most: most.max(1),
             logged: Mutex::new((None, 0)),
+            max_handshaking,
         }
     }
 

@@ -138,16 +138,20 @@ impl Client {
         socket: &ServerSocket,
         options: ClientOptions,
     ) -> Result<Client> {
-        Client::connect_with(tmux, socket, options, None).await
+        Client::connect_with(tmux, socket, options, None, false).await
     }
 
     /// [`Client::connect_to`], with the notifications `route` takes sent to it (a stream's
-    /// pane output).
+    /// pane output). With `join_left_over`, a service session of that name left by an open
+    /// that was given up (`new-session -A`: attached to when it exists) is taken over rather
+    /// than refused as a duplicate: for the extra connections, whose open a caller may drop
+    /// after tmux made the session and before `destroy-unattached` was set on it.
     pub(crate) async fn connect_with(
         tmux: &Path,
         socket: &ServerSocket,
         options: ClientOptions,
         sink: Option<Route>,
+        join_left_over: bool,
     ) -> Result<Client> {
         if let ServerSocket::Name(name) = socket {
             validate_socket_name(name)?;
@@ -182,8 +186,12 @@ impl Client {
                 cmd.args(["attach-session", "-t", target]);
             }
             (Attach::ServiceSession, service) => {
-                cmd.args(["new-session", "-s"])
-                    .arg(service.as_deref().unwrap_or_default());
+                cmd.arg("new-session");
+                if join_left_over {
+                    // 3.2a to 3.7c: -A attaches to the session when it exists, with -f.
+                    cmd.arg("-A");
+                }
+                cmd.arg("-s").arg(service.as_deref().unwrap_or_default());
             }
         }
         if let Some(flags) = options.flags.arg() {

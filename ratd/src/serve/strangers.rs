@@ -25,9 +25,11 @@ pub const MAX_HANDSHAKING: usize = 16384;
 const FLOOD_QUIET: Duration = Duration::from_secs(10);
 
 /// The connections before the end of their handshake, oldest first.
-#[derive(Default)]
 pub(crate) struct Strangers {
     state: Mutex<State>,
+    /// The most held: [`MAX_HANDSHAKING`], or what the open file limit leaves them
+    /// (`service::warnings::file_limit`).
+    most: usize,
 }
 
 #[derive(Default)]
@@ -87,6 +89,14 @@ impl Drop for Place {
 }
 
 impl Strangers {
+    /// No stranger yet; at most `most` held at once.
+    pub(crate) fn new(most: usize) -> Strangers {
+        Strangers {
+            state: Mutex::default(),
+            most: most.max(1),
+        }
+    }
+
     /// Closes the oldest connection still in its handshake, when accepting failed for want of
     /// file descriptors. Whether there was one.
     pub(crate) fn evict_oldest(&self) -> bool {
@@ -96,7 +106,7 @@ impl Strangers {
         };
         oldest.cancel();
         let now = Instant::now();
-        Self::high(&mut state, now);
+        self.high(&mut state, now);
         if let Some(flood) = &mut state.flood {
             flood.closed += 1;
         }
@@ -105,7 +115,7 @@ impl Strangers {
 
     /// Strangers are many (or ratd ran out of file descriptors): the flood begins (logged,
     /// once) or goes on.
-    fn high(state: &mut State, now: Instant) {
+    fn high(&self, state: &mut State, now: Instant) {
         let count = state.waiting.len();
         match &mut state.flood {
             Some(flood) => {
@@ -121,16 +131,17 @@ impl Strangers {
                 });
                 tracing::warn!(
                     connections = count,
-                    max_handshaking = MAX_HANDSHAKING,
-                    "a flood of connections that do not finish their TLS handshake: each gets {} seconds, the oldest are closed beyond {MAX_HANDSHAKING}, clients holding a certificate are served meanwhile",
-                    super::HANDSHAKE_TIMEOUT.as_secs()
+                    max_handshaking = self.most,
+                    "a flood of connections that do not finish their TLS handshake: each gets {} seconds, the oldest are closed beyond {}, clients holding a certificate are served meanwhile",
+                    super::HANDSHAKE_TIMEOUT.as_secs(),
+                    self.most
                 );
             }
         }
     }
 
-    /// A place for a connection just accepted: at [`MAX_HANDSHAKING`], the oldest connection
-    /// still in its handshake is closed first.
+    /// A place for a connection just accepted: at the bound ([`MAX_HANDSHAKING`] at most), the
+    /// oldest connection still in its handshake is closed first.
     pub(crate) fn admit(self: &Arc<Self>) -> Place {
         let evicted = CancellationToken::new();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -139,7 +150,7 @@ impl Strangers {
         state.waiting.insert(id, evicted.clone());
         let now = Instant::now();
         let count = state.waiting.len();
-        if count > MAX_HANDSHAKING
+        if count > self.most
             && let Some((_, oldest)) = state.waiting.pop_first()
         {
             oldest.cancel();
@@ -148,7 +159,7 @@ impl Strangers {
             }
         }
         if count >= FLOOD_AT {
-            Self::high(&mut state, now);
+            self.high(&mut state, now);
         } else if let Some(flood) = &state.flood
             && count < FLOOD_AT / 2
             && now.duration_since(flood.last_high) >= FLOOD_QUIET
@@ -176,7 +187,7 @@ mod tests {
 
     #[test]
     fn the_oldest_stranger_makes_room_for_the_newest() {
-        let strangers = Arc::new(Strangers::default());
+        let strangers = Arc::new(Strangers::new(MAX_HANDSHAKING));
         let mut places: Vec<Place> = (0..MAX_HANDSHAKING).map(|_| strangers.admit()).collect();
         assert!(places.iter().all(|p| !p.evicted.is_cancelled()));
         let newest = strangers.admit();

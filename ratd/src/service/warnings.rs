@@ -178,22 +178,62 @@ pub fn raise_file_limit() -> Option<u64> {
     Some(soft)
 }
 
-/// Warns when the soft limit on open files can not hold `max_connections` plus
-/// [`OWN_FILES`]: beyond it, accepting fails until connections close.
-pub fn file_limit(max_connections: usize) {
+/// The open file limit against what ratd may hold: `max_connections` clients, plus `bound`
+/// connections in their TLS handshake (`serve::MAX_HANDSHAKING`, given by the caller), plus
+/// [`OWN_FILES`]. Returns the bound of connections in their handshake: `bound`, or what the
+/// limit leaves once the clients and ratd's own files are counted (so that a flood of strangers
+/// is shed before accepting fails, rather than after). Warns when the limit can not hold the
+/// clients (beyond it, accepting fails until connections close), or leaves fewer than 1024
+/// places for handshakes (a small flood then closes a certificate holder's before it ends);
+/// logs at info level the bound it lowered otherwise.
+pub fn file_limit(max_connections: usize, bound: usize) -> usize {
     use nix::sys::resource::{Resource, getrlimit};
     let Ok((soft, _)) = getrlimit(Resource::RLIMIT_NOFILE) else {
-        return;
+        return bound;
     };
-    let needed = max_connections as u64 + OWN_FILES;
-    if soft < needed {
+    let clients = max_connections as u64 + OWN_FILES;
+    let needed = clients + bound as u64;
+    let (left, max_handshaking) = handshake_bound(soft, max_connections, bound);
+    if soft >= needed {
+        return bound;
+    }
+    if soft < clients {
         tracing::warn!(
             file_limit = soft,
             max_connections,
-            "the open file limit is below --max-connections plus ratd's own files ({needed}): connections beyond fail to be accepted; raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+            max_handshaking,
+            "the open file limit is below --max-connections plus ratd's own files ({clients}): connections beyond fail to be accepted; it should also hold {bound} connections in their TLS handshake ({needed} in all); raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+        );
+    } else if left < MIN_HANDSHAKING {
+        tracing::warn!(
+            file_limit = soft,
+            max_connections,
+            max_handshaking,
+            "the open file limit leaves {left} files for connections in their TLS handshake once --max-connections and ratd's own files are counted, against {bound} ({needed} in all): a small flood of connections that never finish their handshake closes a certificate holder's before it ends; raise LimitNOFILE= in the systemd unit, or lower --max-connections"
+        );
+    } else {
+        tracing::info!(
+            file_limit = soft,
+            max_connections,
+            max_handshaking,
+            "the open file limit holds {max_handshaking} connections in their TLS handshake once --max-connections and ratd's own files are counted, fewer than {bound} ({needed} in all): beyond, the oldest is closed"
         );
     }
+    max_handshaking
 }
+
+/// What the open file limit `soft` leaves connections in their TLS handshake once
+/// `max_connections` and [`OWN_FILES`] are counted, and the bound ratd keeps for them:
+/// [`MIN_HANDSHAKING`] to `most`.
+fn handshake_bound(soft: u64, max_connections: usize, most: usize) -> (usize, usize) {
+    let left = soft.saturating_sub(max_connections as u64 + OWN_FILES);
+    let left = usize::try_from(left).unwrap_or(usize::MAX);
+    (left, left.clamp(MIN_HANDSHAKING.min(most), most))
+}
+
+/// The fewest places kept for connections in their TLS handshake, whatever the open file limit
+/// (beyond the limit, accepting fails and the oldest stranger is closed to make room).
+const MIN_HANDSHAKING: usize = 1024;
 
 /// The warnings of startup step 1, logged at warning level once the bundle loaded: root, or a
 /// bundle its user can replace (naming the paths), and the expiry when less than a year
@@ -270,6 +310,17 @@ pub async fn expiry_every_day(not_after: SystemTime, status: Arc<Status>, stop: 
 mod tests {
 
     use super::*;
+
+    #[test]
+    fn the_file_limit_bounds_connections_in_their_handshake() {
+        // systemd's default hard limit: room for everything.
+        assert_eq!(handshake_bound(524_288, 4096, 16384), (519_936, 16384));
+        // 20,000 files: 4096 clients and 256 of ratd's own leave 15,648 for handshakes.
+        assert_eq!(handshake_bound(20_000, 4096, 16384), (15_648, 15_648));
+        // Too few: 1024 kept, the accept failing beyond (the oldest closed then).
+        assert_eq!(handshake_bound(4096, 4096, 16384), (0, 1024));
+        assert_eq!(handshake_bound(5000, 4096, 16384), (648, 1024));
+    }
 
     #[test]
     fn every_directory_up_to_the_root_is_checked_for_the_path_and_its_links() {

@@ -220,7 +220,10 @@ impl Client {
         options.service_session = self.service_session().map(|name| format!("{name}-{role}"));
         // A connection for commands: whatever the main one asked, it takes no pane output.
         options.flags = ClientFlags::default();
-        let client = Client::connect_to(&self.inner.tmux, &self.inner.socket, options).await?;
+        // An open given up (its caller dropped it: a wait_for under a timeout) may have left
+        // the session behind, made by tmux before `destroy-unattached` was set: joined.
+        let client =
+            Client::connect_with(&self.inner.tmux, &self.inner.socket, options, None, true).await?;
         tracing::debug!(socket = %self.inner.label, role, pid = client.pid(), "extra control connection");
         Ok(client)
     }

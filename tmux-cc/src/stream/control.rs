@@ -132,6 +132,7 @@ impl ControlSource {
                 route: Box::new(route(pane, window)),
                 tx,
             }),
+            false,
         )
         .await?;
         client.adopt(&connection);
