@@ -31,6 +31,7 @@ pub mod arguments;
 pub mod catalog;
 pub mod files;
 pub mod result;
+pub mod secrets;
 pub mod terminals;
 
 pub use rat_wire::{connect, mtls, words};
