@@ -71,6 +71,9 @@ pub struct Config {
     /// The most connections held at once ([`DEFAULT_MAX_CONNECTIONS`] by default): beyond,
     /// new connections wait in the listen backlog until one closes (logged when reached).
     pub max_connections: usize,
+    /// Secrets masked in answers and restored in inputs (the default), or shown
+    /// (`docs/design/secrets.md`).
+    pub secrets: rat_core::secrets::Mode,
 }
 
 /// The default of `--max-connections`: 4096 connections held at once, each an idle TLS
@@ -158,6 +161,7 @@ impl Ratd {
         // 2. The tmux server of the tenant.
         let mut terminals = ControllerConfig::new(tenant.clone());
         terminals.read_budget = config.read_budget;
+        terminals.secrets = config.secrets;
         if let Some(home) = &config.home {
             terminals.home = home.clone();
         }
@@ -231,6 +235,10 @@ impl Ratd {
             tenant,
             address = addrs,
             read_budget = %config.read_budget,
+            secrets = match config.secrets {
+                rat_core::secrets::Mode::Mask => "masked",
+                rat_core::secrets::Mode::Show => "shown",
+            },
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );

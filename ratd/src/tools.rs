@@ -10,6 +10,7 @@ use std::time::Duration;
 use rat_core::catalog::{Tool, call_wait};
 use rat_core::files::{self, ReadFile, WriteFile};
 use rat_core::result::{ReadBudget, ToolResult};
+use rat_core::secrets::Vault;
 use rat_core::terminals::{
     CloseWindow, Controller, CreateWindow, ReadWindow, SendKeys, SendText, WaitWindow, texts,
 };
@@ -102,9 +103,17 @@ impl Runner {
         request: CancellationToken,
     ) -> ToolResult {
         let _call = Counted::new(&self.in_flight.calls);
-        match self.run(tool, args, peer, request).await {
-            Ok(result) | Err(result) => result,
+        let vault = self.controller.secrets().vault(&peer.client);
+        let (Ok(mut result) | Err(mut result)) =
+            self.run(tool, args, peer, request, vault.as_deref()).await;
+        // Every answer masked (docs/design/secrets.md); read_window's before its budget's cut,
+        // in rat-core, as the rows of the answers that wait.
+        if let Some(vault) = &vault
+            && tool != "read_window"
+        {
+            vault.mask_result(&mut result);
         }
+        result
     }
 
     async fn run(
@@ -113,6 +122,7 @@ impl Runner {
         args: JsonObject,
         peer: &Peer,
         request: CancellationToken,
+        vault: Option<&Vault>,
     ) -> Result<ToolResult, ToolResult> {
         let Some(tool) = Tool::from_name(name) else {
             return Err(ToolResult::refused(
@@ -145,7 +155,8 @@ impl Runner {
                 within(name, limit, session.close_window(input)).await
             }
             Tool::SendText => {
-                let input: SendText = arguments(name, args)?;
+                let mut input: SendText = arguments(name, args)?;
+                restore(vault, &mut input.text, name, "text")?;
                 within(name, limit, session.send_text_with(input, request)).await
             }
             Tool::SendKeys => {
@@ -162,7 +173,8 @@ impl Runner {
             }
             // The file tools bound their own work (a stuck file system is told as such).
             Tool::WriteFile => {
-                let input: WriteFile = arguments(name, args)?;
+                let mut input: WriteFile = arguments(name, args)?;
+                restore(vault, &mut input.content, name, "content")?;
                 files::write_file_noted(input, TOOL_TIMEOUT, self.journal.clone()).await
             }
             Tool::ReadFile => {
@@ -177,6 +189,25 @@ impl Runner {
             }
         })
     }
+}
+
+/// The placeholders of `text` (send_text's text, write_file's content) replaced by their
+/// values, or the call refused when one is unknown: nothing sent or written
+/// (`docs/design/secrets.md`, The way back).
+fn restore(
+    vault: Option<&Vault>,
+    text: &mut String,
+    tool: &str,
+    what: &str,
+) -> Result<(), ToolResult> {
+    if let Some(vault) = vault {
+        match vault.restore(text) {
+            Ok(std::borrow::Cow::Owned(restored)) => *text = restored,
+            Ok(std::borrow::Cow::Borrowed(_)) => {}
+            Err(unknown) => return Err(unknown.refusal(tool, what)),
+        }
+    }
+    Ok(())
 }
 
 /// The one deadline of a terminal tool's call: its result, or tmux not answering within

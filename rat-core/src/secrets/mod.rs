@@ -27,6 +27,12 @@ mod tests;
 pub use scan::How;
 use scan::{Kind, Scanner};
 
+/// The rules, as `(kind, source)`: what each masks and where its format is documented. An
+/// assignment's kind is the one its name says (`token`, `password`, ...).
+pub fn rules() -> impl Iterator<Item = (&'static str, &'static str)> {
+    rules::RULES.iter().map(|rule| (rule.kind, rule.source))
+}
+
 /// Whether ratd masks secrets (`ratd --secrets`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Mode {
@@ -64,6 +70,9 @@ impl Secrets {
             return None;
         }
         let mut vaults = self.vaults.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(vault) = vaults.get(session) {
+            return Some(vault.clone());
+        }
         Some(vaults.entry(session.to_owned()).or_default().clone())
     }
 }

@@ -157,11 +157,6 @@ impl Scanner {
         }
     }
 
-    /// The known values.
-    pub(crate) fn known(&self) -> &[Box<str>] {
-        &self.known
-    }
-
     /// The parts of `text` to mask, in order, not overlapping.
     pub(crate) fn find(&self, text: &str, how: How) -> Vec<Found> {
         let ctx = Ctx::new(text, how);

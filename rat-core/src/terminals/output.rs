@@ -442,7 +442,11 @@ pub(crate) struct Reach<'a> {
     pub window: &'a str,
     /// The most a read_window result holds.
     pub budget: crate::result::ReadBudget,
+    /// The session's placeholders: rows are masked before their cut (docs/design/secrets.md).
+    pub secrets: Option<&'a crate::secrets::Vault>,
 }
+
+const SINCE_LAST: &str = " since the last answer";
 
 /// Room a read_window result keeps for its header and the screen's rows below the command's.
 const READ_ROOM: usize = 1024;
@@ -517,11 +521,8 @@ pub(crate) fn block(
             _ => lines.push(tail.into()),
         }
     }
-    let since = if region.since_last {
-        " since the last answer"
-    } else {
-        ""
-    };
+    let lines = crate::secrets::mask_rows(reach.secrets, lines);
+    let since = if region.since_last { SINCE_LAST } else { "" };
     if lines.is_empty() {
         return if start.is_none() {
             format!(

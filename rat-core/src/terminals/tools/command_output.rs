@@ -281,6 +281,7 @@ impl Terminals {
                 output::Reach {
                     window,
                     budget: inner.config.read_budget,
+                    secrets: self.vault().as_deref(),
                 },
                 &region,
                 &joined,

@@ -73,6 +73,7 @@ impl Bundle {
             read_budget: ReadBudget::DEFAULT,
             home: Some(self.home()),
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         }
     }
 }
