@@ -192,6 +192,15 @@ impl Ratd {
         degradations.terminals = service::warnings::terminal_check(&check);
         let tools = rat_core::catalog::tools(&check, config.read_budget)
             .into_iter()
+            .map(|mut def| {
+                // Secrets masked: the descriptions say so (docs/design/secrets.md).
+                if config.secrets == rat_core::secrets::Mode::Mask
+                    && let Some(sentence) = rat_core::secrets::described(def.name)
+                {
+                    def.description.push_str(sentence);
+                }
+                def
+            })
             .map(mcp::rmcp_tool)
             .collect();
         let instructions = rat_core::catalog::instructions(&host, &check);

@@ -33,6 +33,23 @@ pub fn rules() -> impl Iterator<Item = (&'static str, &'static str)> {
     rules::RULES.iter().map(|rule| (rule.kind, rule.source))
 }
 
+/// The sentence a tool's description adds when secrets are masked, for the tools whose
+/// answers or inputs meet them: an agent knows a placeholder is a secret it may use, not a bug.
+pub fn described(tool: &str) -> Option<&'static str> {
+    match tool {
+        "read_window" | "wait_window" | "read_file" => Some(
+            " Secrets in the answer (tokens, keys, passwords) are replaced by placeholders such as \
+             [secret:github-token:k7f3]: use them as the values, send_text and write_file put the \
+             real ones back.",
+        ),
+        "send_text" | "write_file" => Some(
+            " A placeholder of a secret ([secret:KIND:ID], as answers show them) is replaced by its \
+             real value before it reaches the terminal or the file.",
+        ),
+        _ => None,
+    }
+}
+
 /// Whether ratd masks secrets (`ratd --secrets`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Mode {
