@@ -35,6 +35,15 @@ async fn start(mode: Mode, home: &std::path::Path) -> (SocketGuard, Controller, 
     let controller = Controller::start(config).await.expect("controller");
     let session = controller.session("bench");
     session.list_windows().await;
+    session
+        .wait_window(
+            WaitWindow {
+                window: "main".into(),
+                max_seconds: Some(20),
+            },
+            Default::default(),
+        )
+        .await;
     let sent = session
         .send_text(SendText {
             window: "main".into(),
@@ -48,7 +57,7 @@ async fn start(mode: Mode, home: &std::path::Path) -> (SocketGuard, Controller, 
         .wait_window(
             WaitWindow {
                 window: "main".into(),
-                max_seconds: Some(60),
+                max_seconds: Some(50),
             },
             Default::default(),
         )

@@ -160,8 +160,9 @@ impl Unknown {
     }
 }
 
-/// The most known values (secret-named variables) a session keeps.
-const KNOWN_LIMIT: usize = 256;
+/// The most known values (secret-named variables) a session keeps: with the rules' keywords,
+/// within the 64 patterns of the prefilter's SIMD search.
+const KNOWN_LIMIT: usize = 16;
 
 impl Vault {
     /// The most placeholders a session keeps: past it, the oldest is forgotten (its placeholder
