@@ -235,6 +235,7 @@ fn main() {
             read_budget: ReadBudget::DEFAULT,
             home: None,
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         })
         .await
         .expect("ratd starts");

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
-use rat_core::mtls;
+use rat_wire::mtls;
 use rustls::pki_types::ServerName;
 use tokio_util::sync::CancellationToken;
 

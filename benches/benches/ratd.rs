@@ -108,6 +108,7 @@ fn serve(server_dir: &str) {
             read_budget: ReadBudget::DEFAULT,
             home: None,
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         };
         let ratd = ratd::Ratd::start(config).await.expect("ratd starts");
         println!("LISTENING {}", ratd.local_addrs()[0]);
@@ -197,6 +198,7 @@ async fn bench() {
             read_budget: ReadBudget::DEFAULT,
             home: None,
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         })
         .await
         .unwrap();

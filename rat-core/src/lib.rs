@@ -30,6 +30,7 @@ pub mod arguments;
 pub mod catalog;
 pub mod files;
 pub mod result;
+pub mod secrets;
 pub mod terminals;
 pub mod tool;
 pub mod tools;

@@ -113,6 +113,21 @@ impl Call<'_> {
         &self.session.terminals
     }
 
+    /// `text` (send_text's text, write_file's content) with the session's placeholders
+    /// replaced by their values, or the refusal to answer when one is unknown: then nothing is
+    /// sent or written (`docs/design/secrets.md`, The way back).
+    pub fn restore(&self, text: &mut String, tool: &str, what: &str) -> Result<(), ToolResult> {
+        let Some(vault) = self.session.terminals.vault() else {
+            return Ok(());
+        };
+        match vault.restore(text) {
+            Ok(std::borrow::Cow::Owned(restored)) => *text = restored,
+            Ok(std::borrow::Cow::Borrowed(_)) => {}
+            Err(unknown) => return Err(unknown.refusal(tool, what)),
+        }
+        Ok(())
+    }
+
     /// The one deadline of a terminal tool's call: `work`'s result, or tmux not answering
     /// within the call's time (the file tools bound their own work).
     pub async fn within(&self, tool: &str, work: impl Future<Output = ToolResult>) -> ToolResult {

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::result::ToolResult;
-use crate::tool::{Call, Entry, Session, entry};
+use crate::tool::{Call, Entry, Session, Tool, entry};
 
 pub mod close_window;
 pub mod create_window;
@@ -104,9 +104,15 @@ pub async fn call(
         cancel,
         limit: TOOL_TIMEOUT + wait,
     };
-    match (tool.run)(arguments, &call).await {
-        Ok(result) | Err(result) => result,
+    let (Ok(mut result) | Err(mut result)) = (tool.run)(arguments, &call).await;
+    // Every answer masked (docs/design/secrets.md); read_window's before its budget's cut, in
+    // the terminals, as are the rows of the answers that wait.
+    if tool.name != read_window::ReadWindowTool::NAME
+        && let Some(vault) = session.terminals.vault()
+    {
+        vault.mask_result(&mut result);
     }
+    result
 }
 
 /// One more in a count while it lives.

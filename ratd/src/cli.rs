@@ -52,6 +52,12 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = crate::DEFAULT_MAX_CONNECTIONS, value_parser = parse_max_connections)]
     pub max_connections: usize,
 
+    /// Secrets in answers: mask (the default) replaces each by a placeholder naming its kind,
+    /// put back when the agent sends it in send_text or write_file; show leaves output raw.
+    /// Logged at start (docs/design/secrets.md).
+    #[arg(long, value_name = "MODE", default_value = "mask")]
+    pub secrets: Secrets,
+
     /// The least severe log lines written to stderr. debug adds one line per MCP request.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub log_level: LogLevel,
@@ -66,8 +72,21 @@ impl Args {
             read_budget: self.read_budget,
             home: None,
             max_connections: self.max_connections,
+            secrets: match self.secrets {
+                Secrets::Mask => rat_core::secrets::Mode::Mask,
+                Secrets::Show => rat_core::secrets::Mode::Show,
+            },
         }
     }
+}
+
+/// The values of `--secrets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Secrets {
+    /// Masked in every answer, placeholders restored in every input.
+    Mask,
+    /// Raw output: nothing masked, nothing restored.
+    Show,
 }
 
 /// The levels of `--log-level`, shared with rat.

@@ -71,6 +71,9 @@ pub struct Config {
     /// The most connections held at once ([`DEFAULT_MAX_CONNECTIONS`] by default): beyond,
     /// new connections wait in the listen backlog until one closes (logged when reached).
     pub max_connections: usize,
+    /// Secrets masked in answers and restored in inputs (the default), or shown
+    /// (`docs/design/secrets.md`).
+    pub secrets: rat_core::secrets::Mode,
 }
 
 /// The default of `--max-connections`: 4096 connections held at once, each an idle TLS
@@ -161,6 +164,7 @@ impl Ratd {
         // 2. The tmux server of the tenant.
         let mut terminals = ControllerConfig::new(tenant.clone());
         terminals.read_budget = config.read_budget;
+        terminals.secrets = config.secrets;
         if let Some(home) = &config.home {
             terminals.home = home.clone();
         }
@@ -191,6 +195,15 @@ impl Ratd {
         degradations.terminals = service::warnings::terminal_check(&check);
         let tools = rat_core::catalog::tools(&check, config.read_budget)
             .into_iter()
+            .map(|mut def| {
+                // Secrets masked: the descriptions say so (docs/design/secrets.md).
+                if config.secrets == rat_core::secrets::Mode::Mask
+                    && let Some(sentence) = rat_core::secrets::described(def.name)
+                {
+                    def.description.push_str(sentence);
+                }
+                def
+            })
             .map(mcp::rmcp_tool)
             .collect();
         let instructions = rat_core::catalog::instructions(&host, &check);
@@ -236,6 +249,10 @@ impl Ratd {
             tenant,
             address = addrs,
             read_budget = %config.read_budget,
+            secrets = match config.secrets {
+                rat_core::secrets::Mode::Mask => "masked",
+                rat_core::secrets::Mode::Show => "shown",
+            },
             bundle_expires = %mtls::format_time(side.not_after()),
             "ratd serving"
         );

@@ -55,6 +55,8 @@ pub struct ControllerConfig {
     pub home: PathBuf,
     /// How long a tmux command may take (10 s, the deadline of a tool call).
     pub command_timeout: Duration,
+    /// Secrets masked in answers and restored in inputs (the default), or shown.
+    pub secrets: crate::secrets::Mode,
 }
 
 impl ControllerConfig {
@@ -67,6 +69,7 @@ impl ControllerConfig {
             bash: PathBuf::from("bash"),
             home: std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
             command_timeout: Duration::from_secs(10),
+            secrets: crate::secrets::Mode::Mask,
         }
     }
 
@@ -186,6 +189,8 @@ pub(crate) struct ControllerState {
     pub reconnect: tokio::sync::Mutex<()>,
     /// The sessions created, to tell why one is created again (see [`Sessions`]).
     pub sessions: std::sync::Mutex<Sessions>,
+    /// The sessions' placeholders (`docs/design/secrets.md`).
+    pub secrets: crate::secrets::Secrets,
 }
 
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
@@ -304,6 +309,7 @@ impl Controller {
                 create_lock: tokio::sync::Mutex::new(()),
                 reconnect: tokio::sync::Mutex::new(()),
                 sessions: std::sync::Mutex::new(Sessions::load(&config_copy)),
+                secrets: crate::secrets::Secrets::new(config_copy.secrets),
             }),
         })
     }
@@ -311,6 +317,11 @@ impl Controller {
     /// The configuration started with.
     pub fn config(&self) -> &ControllerConfig {
         &self.inner.config
+    }
+
+    /// The secrets of the tenant's sessions: their vaults (`docs/design/secrets.md`).
+    pub fn secrets(&self) -> &crate::secrets::Secrets {
+        &self.inner.secrets
     }
 
     /// The pid of the current tmux server.

@@ -442,6 +442,8 @@ pub(crate) struct Reach<'a> {
     pub window: &'a str,
     /// The most a read_window result holds.
     pub budget: crate::result::ReadBudget,
+    /// The session's placeholders: rows are masked before their cut (docs/design/secrets.md).
+    pub secrets: Option<&'a crate::secrets::Vault>,
 }
 
 /// Room a read_window result keeps for its header and the screen's rows below the command's.
@@ -517,11 +519,9 @@ pub(crate) fn block(
             _ => lines.push(tail.into()),
         }
     }
-    let since = if region.since_last {
-        " since the last answer"
-    } else {
-        ""
-    };
+    let lines = crate::secrets::mask_rows(reach.secrets, lines);
+    let since = region.since_last.then_some(" since the last answer");
+    let since = since.unwrap_or_default();
     if lines.is_empty() {
         return if start.is_none() {
             format!(

@@ -52,6 +52,11 @@ impl Terminals {
         &self.controller.inner
     }
 
+    /// The session's placeholders, `None` when secrets are shown.
+    pub(crate) fn vault(&self) -> Option<std::sync::Arc<crate::secrets::Vault>> {
+        self.inner().secrets.vault(&self.session)
+    }
+
     fn target(&self, window: &str) -> String {
         format!("={}:={}", self.session, window)
     }

@@ -20,7 +20,10 @@ impl Tool for SendTextTool {
         texts::send_text_description(check)
     }
 
-    async fn run<'a>(input: SendText, call: &'a Call<'a>) -> ToolResult {
+    async fn run<'a>(mut input: SendText, call: &'a Call<'a>) -> ToolResult {
+        if let Err(refused) = call.restore(&mut input.text, Self::NAME, "text") {
+            return refused;
+        }
         let work = call.terminals().send_text_with(input, call.cancel.clone());
         call.within(Self::NAME, work).await
     }

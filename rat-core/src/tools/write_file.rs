@@ -22,7 +22,10 @@ impl Tool for WriteFileTool {
         files::write_file_description()
     }
 
-    async fn run<'a>(input: WriteFile, call: &'a Call<'a>) -> ToolResult {
+    async fn run<'a>(mut input: WriteFile, call: &'a Call<'a>) -> ToolResult {
+        if let Err(refused) = call.restore(&mut input.content, Self::NAME, "content") {
+            return refused;
+        }
         // The file tools bound their own work (a stuck file system is told as such).
         let journal = call.session.journal.clone();
         files::write_file_noted(input, TOOL_TIMEOUT, journal).await

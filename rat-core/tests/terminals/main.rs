@@ -8,6 +8,8 @@
 //! - `model`: waits and statuses against ground truth over random sequences
 //!   (`RAT_MODEL_SEQUENCES`, `RAT_MODEL_SEED`).
 //! - `output`: what a wait's answer carries of what the command printed.
+//! - `secrets`: secrets printed by real commands masked in every answer, the round trips of
+//!   their placeholders, the outputs of a real session untouched.
 //! - `keys_tmux`: send_keys' key names against tmux itself.
 //! - `shells`: the shell's own state as an agent meets it: errexit, stopped jobs, shells
 //!   that end, nested shells.
@@ -24,5 +26,6 @@ mod locale;
 mod marks;
 mod model;
 mod output;
+mod secrets;
 mod shells;
 mod transcript;

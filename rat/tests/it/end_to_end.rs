@@ -56,6 +56,7 @@ impl Served {
             read_budget: ReadBudget::DEFAULT,
             home: Some(home),
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         })
         .await
         .expect("ratd starts");

@@ -11,6 +11,7 @@ mod bodies;
 mod cancellation;
 mod cli;
 mod refusals;
+mod secrets;
 mod service_door;
 mod service_logs;
 mod service_notify;

@@ -2,7 +2,10 @@
 //! [`Lines`]): how many, the last ones kept within [`KEPT_ROWS`] and [`KEPT_BYTES`], and the
 //! read_window call reaching the first. Every sentence comes from `texts`.
 
+use std::borrow::Cow;
+
 use super::{KEPT_BYTES, KEPT_ROWS, READ_ROOM, Reach};
+use crate::secrets::{Vault, mask_rows};
 use crate::terminals::texts;
 use crate::terminals::transcript::Lines;
 
@@ -27,6 +30,31 @@ fn kept(lines: &[String]) -> (usize, Option<&str>) {
         return (1, Some(&line[at..]));
     }
     (kept, None)
+}
+
+/// How many rows above those an answer can show are masked with them: a secret over several
+/// rows (a key's block) is seen whole when it starts there.
+const MASK_ABOVE: usize = 24;
+
+/// The last lines of `lines` masked in place (`docs/design/secrets.md`), before they are cut
+/// and measured: those an answer can show and [`MASK_ABOVE`] above them, not a long output
+/// whole.
+pub(crate) fn mask(lines: &mut Lines, vault: Option<&Vault>) {
+    let Some(vault) = vault else {
+        return;
+    };
+    let from = lines.lines.len().saturating_sub(KEPT_ROWS + MASK_ABOVE);
+    let tail = lines.lines[from..]
+        .iter()
+        .map(|l| Cow::Borrowed(l.as_str()))
+        .collect();
+    let masked = mask_rows(Some(vault), tail);
+    if !masked.iter().any(|row| matches!(row, Cow::Owned(_))) {
+        return;
+    }
+    let masked: Vec<String> = masked.into_iter().map(Cow::into_owned).collect();
+    lines.lines.truncate(from);
+    lines.lines.extend(masked);
 }
 
 /// Whether the block of `lines` leaves rows out, and so needs [`Place`] for its header.

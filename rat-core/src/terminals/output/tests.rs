@@ -6,6 +6,7 @@ fn reach(window: &str) -> Reach<'_> {
     Reach {
         window,
         budget: crate::result::ReadBudget::DEFAULT,
+        secrets: None,
     }
 }
 

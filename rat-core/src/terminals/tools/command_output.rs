@@ -168,7 +168,7 @@ impl Terminals {
                 None => return Ok(Marked::FromScreen),
             }
         };
-        let (rows, status, full_screen, left_on) = {
+        let (mut rows, status, full_screen, left_on) = {
             let mut transcript = follow.transcript();
             let mut all: Option<(Lines, Option<i32>, bool, bool)> = None;
             for (i, &id) in ids.iter().enumerate() {
@@ -216,6 +216,8 @@ impl Terminals {
                 texts::FULL_SCREEN_HOLDS
             )));
         }
+        let vault = self.vault();
+        marked::mask(&mut rows, vault.as_deref());
         let place = if marked::cut(&rows) {
             let target = self.target(window);
             let reply = self
@@ -243,6 +245,8 @@ impl Terminals {
         let reach = output::Reach {
             window,
             budget: self.inner().config.read_budget,
+            // Masked above, before the cut.
+            secrets: None,
         };
         let mut answer = format!("{head}\n{}", marked::block(reach, &rows, place));
         if left_on {
@@ -512,6 +516,7 @@ impl Terminals {
                 output::Reach {
                     window,
                     budget: inner.config.read_budget,
+                    secrets: self.vault().as_deref(),
                 },
                 &region,
                 &joined,

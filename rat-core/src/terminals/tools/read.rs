@@ -108,6 +108,11 @@ impl Terminals {
                 (rows as i64).min(history) as u32,
             )
         };
+        if let Some(vault) = self.vault()
+            && let Ok(pid) = u32::try_from(pane_pid)
+        {
+            vault.learn_environ(pid);
+        }
         Ok(Some(ScreenCapture {
             alternate,
             // tmux names bash when a job's leader ended while the rest of it runs (a pager
@@ -132,7 +137,7 @@ impl Terminals {
 
     async fn read_inner(&self, window: &str, asked: u32) -> Result<ToolResult, TmuxFailure> {
         let mut created = None;
-        let capture = match self.capture(window, asked).await? {
+        let mut capture = match self.capture(window, asked).await? {
             Some(capture) => capture,
             None => match self.explain_missing().await? {
                 Missing::Window => {
@@ -156,6 +161,7 @@ impl Terminals {
             },
         };
         let budget = self.inner().config.read_budget;
+        self.mask_capture(&mut capture, budget);
         Ok(match render(created, &capture, budget) {
             Ok(text) => ToolResult::ok(text).with_log("rows_read", capture.rows),
             Err(too_large) => ToolResult::refused(
@@ -164,5 +170,23 @@ impl Terminals {
             )
             .with_log("screen_bytes", too_large.bytes),
         })
+    }
+
+    /// The capture's content masked before the budget cuts it (`docs/design/secrets.md`): only
+    /// its end that the cut keeps, so that a 10000-row read masks 64 KiB, not 2 MB. The screen
+    /// alone is only measured, never shown.
+    fn mask_capture(&self, capture: &mut ScreenCapture, budget: crate::result::ReadBudget) {
+        let Some(vault) = self.vault() else {
+            return;
+        };
+        let how = crate::secrets::How {
+            // Under a full-screen program the rows are as displayed, not joined.
+            width: capture
+                .alternate
+                .then_some(crate::terminals::controller::TERMINAL_SIZE.0 as usize),
+            open_end: true,
+            keep_lines: capture.alternate,
+        };
+        capture.content = vault.mask_end(&capture.content, budget.bytes(), how);
     }
 }

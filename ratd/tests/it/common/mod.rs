@@ -73,6 +73,7 @@ impl Bundle {
             read_budget: ReadBudget::DEFAULT,
             home: Some(self.home()),
             max_connections: ratd::DEFAULT_MAX_CONNECTIONS,
+            secrets: Default::default(),
         }
     }
 }
@@ -90,10 +91,17 @@ pub struct Served {
 impl Served {
     /// Generates a bundle for a fresh tenant with `clients` and starts ratd on it.
     pub async fn start(clients: &[&str]) -> Served {
+        Self::start_with(clients, |_| {}).await
+    }
+
+    /// As [`Served::start`], its configuration changed by `change` first.
+    pub async fn start_with(clients: &[&str], change: impl FnOnce(&mut Config)) -> Served {
         let tenant = unique_tenant();
         let guard = SocketGuard::named(format!("rat-{tenant}"));
         let bundle = Bundle::generate(&tenant, clients);
-        let ratd = Ratd::start(bundle.config()).await.expect("ratd starts");
+        let mut config = bundle.config();
+        change(&mut config);
+        let ratd = Ratd::start(config).await.expect("ratd starts");
         let addr = ratd.local_addrs()[0];
         let in_flight = ratd.in_flight();
         let shutdown = CancellationToken::new();

@@ -1,0 +1,387 @@
+//! Secrets masked in real terminals (`docs/design/secrets.md`): synthetic secrets of every kind
+//! (valid in shape and checksum, made here, never real) printed by real commands, none in any
+//! answer; the round trips of a `.env`; the outputs of a real session untouched.
+
+use std::path::Path;
+
+use rat_core::files::{self, ReadFile, WriteFile};
+use rat_core::result::{ReadBudget, ToolResult};
+use rat_core::secrets::synthetic::{self, Random, Sample, corpus};
+use rat_core::terminals::Terminals;
+
+use crate::common::*;
+
+/// No secret of `samples`, nor a piece of one (16 characters of its end or its start), in
+/// `text`.
+fn assert_clean(text: &str, samples: &[Sample], what: &str) {
+    for s in samples {
+        let v = s.value.replace('\n', "");
+        for piece in [&v[..16.min(v.len())], &v[v.len().saturating_sub(16)..]] {
+            assert!(
+                !text.contains(piece),
+                "{what}: a piece of {} ({piece}) in:\n{text}",
+                s.kind
+            );
+        }
+    }
+}
+
+fn placeholders(text: &str) -> usize {
+    text.matches("[secret:").count()
+}
+
+fn kinds_shown(text: &str, samples: &[Sample], what: &str) {
+    for s in samples {
+        assert!(
+            text.contains(&format!("[secret:{}:", s.kind)),
+            "{what}: no placeholder of {} in:\n{text}",
+            s.kind
+        );
+    }
+}
+
+async fn read_all(t: &Terminals, rows: u32) -> String {
+    t.read_window(read("main", rows)).await.text
+}
+
+#[tokio::test]
+async fn every_kind_printed_by_real_commands_becomes_its_placeholder() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let samples = corpus(31);
+    let lines: String = samples.iter().map(|s| format!("{}\n", s.line)).collect();
+    std::fs::write(f.home().join("corpus.txt"), &lines).unwrap();
+
+    // cat: the wait's answer and the screen.
+    let answer = f.run("s", "main", "cat ~/corpus.txt").await.text;
+    assert_clean(&answer, &samples, "cat, answer");
+    let screen = read_all(&t, 200).await;
+    assert_clean(&screen, &samples, "cat, read_window");
+    kinds_shown(&screen, &samples, "cat, read_window");
+
+    // A YAML and a JSON file.
+    let r = &mut Random::new(5);
+    let (yaml_token, json_password) = (
+        synthetic::checksummed(r, "ghp_"),
+        r.chars(18, b"abcdef0123456789!#"),
+    );
+    std::fs::write(
+        f.home().join("config.yaml"),
+        format!("github:\n  token: {yaml_token}\ndb:\n  password: \"{json_password}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        f.home().join("config.json"),
+        format!("{{\n  \"db\": {{\"password\": \"{json_password}\", \"port\": 5432}}\n}}\n"),
+    )
+    .unwrap();
+    let answer = f
+        .run("s", "main", "cat ~/config.yaml ~/config.json")
+        .await
+        .text;
+    for secret in [&yaml_token, &json_password] {
+        assert!(!answer.contains(secret.as_str()), "{answer}");
+    }
+    assert!(
+        answer.contains("  token: [secret:github-token:"),
+        "{answer}"
+    );
+    assert!(answer.contains("\"port\": 5432"), "{answer}");
+
+    // env: exported variables.
+    let token = &samples[0].value;
+    let stripe = &samples[6].value;
+    f.run(
+        "s",
+        "main",
+        &format!("export DEPLOY_TOKEN={token} STRIPE={stripe}"),
+    )
+    .await;
+    let answer = f
+        .run(
+            "s",
+            "main",
+            "env | grep -E '^(DEPLOY_TOKEN|STRIPE)=' | sort",
+        )
+        .await
+        .text;
+    assert_clean(&answer, &samples[..7], "env");
+    assert!(
+        answer.contains("DEPLOY_TOKEN=[secret:github-token:"),
+        "{answer}"
+    );
+    assert!(answer.contains("STRIPE=[secret:stripe-key:"), "{answer}");
+
+    // git remote -v: a token as the user, a password after it.
+    let password = &samples[16].value;
+    f.run("s", "main", &format!(
+        "git init -q ~/repo && cd ~/repo && git remote add origin https://{token}@github.com/o/r.git && \
+         git remote add deploy https://deploy:{password}@git.example.com/app.git"
+    ))
+    .await;
+    let answer = f.run("s", "main", "git remote -v").await.text;
+    assert_clean(&answer, &samples, "git remote -v");
+    assert_eq!(
+        answer.matches("https://[secret:github-token:").count(),
+        2,
+        "{answer}"
+    );
+    assert_eq!(
+        answer
+            .matches("https://deploy:[secret:url-password:")
+            .count(),
+        2,
+        "{answer}"
+    );
+    assert_clean(&read_all(&t, 100).await, &samples, "git, read_window");
+}
+
+#[tokio::test]
+async fn curl_v_against_a_local_server_shows_no_authorization() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let bearer = Random::new(11).chars(
+        40,
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    f.run(
+        "s",
+        "main",
+        &format!(
+            "cd ~ && (python3 -m http.server {port} --bind 127.0.0.1 >/dev/null 2>&1 &) ; sleep 1"
+        ),
+    )
+    .await;
+    let answer = f
+        .run("s", "main", &format!("curl -sv -o /dev/null -H 'Authorization: Bearer {bearer}' http://127.0.0.1:{port}/ 2>&1 | grep -i '^> '"))
+        .await
+        .text;
+    let screen = read_all(&t, 100).await;
+    f.run("s", "main", "pkill -f 'http.server {port}' || true")
+        .await;
+    for text in [&answer, &screen] {
+        assert!(
+            !text.contains(&bearer[..16]) && !text.contains(&bearer[24..]),
+            "{text}"
+        );
+    }
+    assert!(
+        answer.contains("> Authorization: Bearer [secret:authorization:"),
+        "{answer}"
+    );
+    assert!(answer.contains("> GET / HTTP/1.1"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_token_wrapped_at_200_columns_is_masked_whole_joined_or_not() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let token = synthetic::checksummed(&mut Random::new(12), "ghp_");
+    let line = format!("{} {token} end", "w".repeat(180));
+    std::fs::write(f.home().join("wide.txt"), format!("{line}\n")).unwrap();
+    let samples = [Sample {
+        kind: "github-token",
+        value: token.clone(),
+        line,
+    }];
+    let answer = f.run("s", "main", "cat ~/wide.txt").await.text;
+    assert_clean(&answer, &samples, "wrapped, answer");
+    let screen = read_all(&t, 0).await;
+    assert_clean(&screen, &samples, "wrapped, read_window");
+    assert!(
+        screen.contains(&format!("{} [secret:github-token:", "w".repeat(180))),
+        "{screen}"
+    );
+    // less shows the rows as displayed, the token split over two of them.
+    t.send_text(text("main", "less ~/wide.txt", true)).await;
+    let shown = f
+        .read_until("s", "main", 0, |s| {
+            s.contains("full-screen") || s.contains(" end")
+        })
+        .await
+        .text;
+    assert_clean(&shown, &samples, "wrapped, less");
+    assert!(shown.contains("[secret:github-token:"), "{shown}");
+    t.send_keys(keys("main", &["q"])).await;
+}
+
+#[tokio::test]
+async fn a_cut_for_the_read_budget_or_the_last_rows_leaves_no_piece_of_a_secret() {
+    let f = start(Home {
+        budget: Some(ReadBudget::new(20 * 1024).unwrap()),
+        ..Home::default()
+    })
+    .await;
+    f.ready("s", "main").await;
+    let t = f.controller.session("s");
+    let r = &mut Random::new(13);
+    // 10000 rows; every row a token whole (the cut lands in one), every 100th an assignment.
+    let mut samples = Vec::new();
+    let mut file = String::new();
+    for i in 0..10_000 {
+        if i % 100 == 0 {
+            let v = r.chars(24, b"abcdefghijklmnopqrstuvwxyz0123456789");
+            file += &format!("API_TOKEN={v}\n");
+            samples.push(Sample {
+                kind: "token",
+                value: v,
+                line: String::new(),
+            });
+        } else {
+            let v = synthetic::checksummed(r, "ghp_");
+            file += &format!("{v}\n");
+            if i % 7 == 0 {
+                samples.push(Sample {
+                    kind: "github-token",
+                    value: v,
+                    line: String::new(),
+                });
+            }
+        }
+    }
+    std::fs::write(f.home().join("many.txt"), &file).unwrap();
+    let answer = f.run("s", "main", "cat ~/many.txt").await.text;
+    assert!(
+        answer.contains("[10000 rows printed, the last 40 below"),
+        "{answer}"
+    );
+    assert_clean(&answer, &samples, "10000 rows, answer");
+    assert_eq!(placeholders(&answer), 40, "{answer}");
+    for rows in [10_000, 2_000, 1_000] {
+        let text = read_all(&t, rows).await;
+        assert!(text.len() <= 20 * 1024, "{}", text.len());
+        assert!(
+            text.contains("history cut at its start"),
+            "{}",
+            &text[..200]
+        );
+        assert_clean(&text, &samples, "10000 rows, read_window");
+        // The first row kept, cut anywhere, is the end of a placeholder, never of a token.
+        let first = text.lines().nth(1).unwrap();
+        assert!(first.ends_with(']'), "{first}");
+    }
+}
+
+async fn read_file(path: &Path) -> ToolResult {
+    files::read_file(
+        ReadFile {
+            path: path.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        ReadBudget::DEFAULT,
+        std::time::Duration::from_secs(5),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_dotenv_read_changed_and_written_back_equals_the_original_but_that_line() {
+    let f = start_ready().await;
+    let vault = f.controller.secrets().vault("s").unwrap();
+    let samples = corpus(40);
+    let original = format!(
+        "# app\nDEBUG=false\nGITHUB_TOKEN={}\nDB_PASSWORD='{}'\nAWS_ACCESS_KEY_ID={}\nPORT=8080\n",
+        samples[0].value, samples[18].value, samples[7].value
+    );
+    let path = f.home().join(".env");
+    std::fs::write(&path, &original).unwrap();
+    let expected = original.replace("PORT=8080", "PORT=9090");
+
+    // read_file: the content after its header, masked as ratd masks it.
+    let mut read = read_file(&path).await;
+    vault.mask_result(&mut read);
+    assert_clean(&read.text, &samples, "read_file");
+    assert_eq!(placeholders(&read.text), 3, "{}", read.text);
+    let content = read
+        .text
+        .split_once('\n')
+        .unwrap()
+        .1
+        .replace("PORT=8080", "PORT=9090");
+    let restored = vault.restore(&content).unwrap().into_owned();
+    let written = files::write_file(
+        WriteFile {
+            path: path.to_string_lossy().into_owned(),
+            content: restored,
+        },
+        std::time::Duration::from_secs(5),
+    )
+    .await;
+    assert!(!written.outcome.is_error(), "{}", written.text);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+
+    // cat: the rows of the wait's answer.
+    std::fs::write(&path, &original).unwrap();
+    let answer = f.run("s", "main", "cat ~/.env").await.text;
+    assert_clean(&answer, &samples, "cat .env");
+    let rows = answer.split_once("rows printed]\n").unwrap().1;
+    let content = format!("{}\n", rows.replace("PORT=8080", "PORT=9090"));
+    let restored = vault.restore(&content).unwrap().into_owned();
+    std::fs::write(&path, restored).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+
+    // A placeholder in a command reaches the program as the value: it writes it to a file.
+    let placeholder = &answer[answer.find("[secret:github-token:").unwrap()..][..26];
+    let command = vault
+        .restore(&format!("printf '%s' {placeholder} > ~/got"))
+        .unwrap()
+        .into_owned();
+    let echo = f.run("s", "main", &command).await.text;
+    assert_clean(&echo, &samples, "the command's echo");
+    assert_eq!(
+        std::fs::read_to_string(f.home().join("got")).unwrap(),
+        samples[0].value
+    );
+    // Another session's vault does not know it.
+    let other = f.controller.secrets().vault("other").unwrap();
+    assert_eq!(
+        other.restore(placeholder).unwrap_err().placeholder,
+        placeholder
+    );
+}
+
+#[tokio::test]
+async fn the_outputs_of_a_real_session_lose_nothing() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let repo = repo.display();
+    // cargo is rustup's: its toolchains under the user's home, not the test's.
+    let rustup = std::env::var("RUSTUP_HOME")
+        .unwrap_or_else(|_| format!("{}/.rustup", std::env::var("HOME").unwrap()));
+    // A PNG of random pixels, in base64.
+    let png = f.home().join("image.png");
+    let script = format!(
+        "import os,struct,zlib\nraw=b''.join(b'\\x00'+os.urandom(192) for _ in range(64))\n\
+         c=lambda t,d: struct.pack('>I',len(d))+t+d+struct.pack('>I',zlib.crc32(t+d))\n\
+         open('{}','wb').write(b'\\x89PNG\\r\\n\\x1a\\n'+c(b'IHDR',struct.pack('>IIBBBBB',64,64,8,2,0,0,0))+c(b'IDAT',zlib.compress(raw))+c(b'IEND',b''))\n",
+        png.display()
+    );
+    std::fs::write(f.home().join("png.py"), script).unwrap();
+    let commands = [
+        "python3 ~/png.py && base64 ~/image.png".to_string(),
+        format!(
+            "export RUSTUP_HOME={rustup}; cargo new -q --vcs none ~/hello && cd ~/hello && \
+             cargo build --offline 2>&1; cd ~"
+        ),
+        format!("git -C {repo} log -n 300 --stat"),
+        format!("{repo}/tests/python/.venv/bin/pip freeze 2>/dev/null || python3 -m pip freeze"),
+        format!("ls -la {repo} {repo}/rat-core/src /usr/bin | head -400"),
+        format!("sha256sum {repo}/rat-core/src/*/*.rs {repo}/Cargo.lock"),
+        format!("cat {repo}/tests/node/package-lock.json"),
+        format!("cat {repo}/Cargo.lock"),
+    ];
+    for command in &commands {
+        let answer = f.run("s", "main", command).await.text;
+        assert_eq!(placeholders(&answer), 0, "{command}:\n{answer}");
+        let text = read_all(&t, 10_000).await;
+        assert_eq!(placeholders(&text), 0, "{command}:\n{text}");
+        f.run("s", "main", "clear").await;
+    }
+}
