@@ -326,7 +326,7 @@ impl Controller {
 
     /// The pid of the current tmux server.
     pub fn server_pid(&self) -> u32 {
-        self.inner.live_any().server.pid()
+        self.inner.current_server().server.pid()
     }
 
     /// What the startup check found (all holding until [`Controller::check_terminals`] ran).
@@ -343,7 +343,7 @@ impl Controller {
     /// killer, `tmux kill-server` typed in a terminal). For ratd's supervisor, which restarts
     /// the server after a death ([`Controller::restart`]); the controller never does by itself.
     pub async fn wait_server(&self) -> ServerExit {
-        let server = self.inner.live_any().server;
+        let server = self.inner.current_server().server;
         server.wait().await
     }
 
@@ -354,7 +354,7 @@ impl Controller {
     /// As [`Controller::start`] (a stray server may hold the socket: `ServerSocketInUse`).
     pub async fn restart(&self) -> Result<(), ControllerStartError> {
         self.inner.restarting.store(true, Ordering::SeqCst);
-        let old = self.inner.live_any();
+        let old = self.inner.current_server();
         if old.server.exit().is_none() {
             let _ = old.server.stop().await;
         }
@@ -388,7 +388,7 @@ impl Controller {
     /// tmux-cc's, when signalling the server failed.
     pub async fn stop(&self) -> Result<StopReport, tmux_cc::Error> {
         self.announce_stop();
-        let live = self.inner.live_any();
+        let live = self.inner.current_server();
         live.server.stop().await
     }
 

@@ -23,7 +23,7 @@
 //! hooks told, pane by pane, and the inputs sent), [`tools`] (the terminal tools), `window` (window
 //! descriptions from `list-windows`), `foreground` (a pane's foreground process from `/proc`,
 //! where tmux's name is cut), `detached` (what a closed window leaves running), `screen`
-//! (captures within the read budget), [`status`] (exit statuses and pipelines), [`names`],
+//! (captures within the read budget), [`names`],
 //! [`keys`], [`control_chars`] (the control characters send_text refuses), [`texts`] (every
 //! description, message and error).
 
@@ -39,7 +39,6 @@ pub mod names;
 pub(crate) mod output;
 pub(crate) mod prompts;
 pub(crate) mod screen;
-pub mod status;
 pub mod stopped;
 pub mod texts;
 pub mod tools;
@@ -49,9 +48,6 @@ pub mod transcript;
 #[cfg(not(feature = "test-support"))]
 pub(crate) mod transcript;
 pub(crate) mod window;
-
-/// The former name of [`control_chars`], kept so that its path still resolves.
-pub use control_chars as text;
 
 pub use check::TerminalCheck;
 pub use controller::{

@@ -9,7 +9,8 @@
 //! a count of history rows below the one noted tells either, and a start row no longer holding
 //! the echoed command tells rows gone.
 
-use super::prompts::{Mark, PaneState, Shown};
+use super::prompts::{AnsweredUpTo, Mark, PaneState};
+use super::texts;
 
 /// The most rows an answer carries.
 pub(crate) const KEPT_ROWS: usize = 40;
@@ -179,7 +180,7 @@ fn rebase(row: u64, then: u64, now: &Probe) -> Option<u64> {
 /// was noted (nothing was sent since ratd started, or tmux did not answer the note).
 pub(crate) fn region(state: &PaneState, now: &Probe, finished: bool) -> Option<Region> {
     let end = now.row() + u64::from(!finished && now.x > 0);
-    if let Some(Shown {
+    if let Some(AnsweredUpTo {
         input,
         row,
         history,
@@ -437,7 +438,7 @@ pub(crate) fn typed_left(region: &Region, joined: &str) -> Option<String> {
 /// Where the hint of a cut answer sends: the window's name, and the read budget a read_window
 /// of it holds.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Reach<'a> {
+pub(crate) struct AnswerContext<'a> {
     /// The window, as the call names it.
     pub window: &'a str,
     /// The most a read_window result holds.
@@ -454,7 +455,7 @@ const READ_ROOM: usize = 1024;
 /// rows of history now, for the read_window call. `tail`: what was printed on the cursor's row
 /// before the prompt (see [`tail`]), and whether that row continues the last one (wrapped).
 pub(crate) fn block(
-    reach: Reach<'_>,
+    reach: AnswerContext<'_>,
     region: &Region,
     joined: &str,
     rows: &str,
@@ -520,75 +521,38 @@ pub(crate) fn block(
         }
     }
     let lines = crate::secrets::mask_rows(reach.secrets, lines);
-    let since = region.since_last.then_some(" since the last answer");
-    let since = since.unwrap_or_default();
+    let since = region.since_last;
     if lines.is_empty() {
-        return if start.is_none() {
-            format!(
-                "[Its rows are gone: scrolled out of the history or cleared]\nNothing printed{since}."
-            )
-        } else {
-            format!("Nothing printed{since}.")
+        let nothing = texts::nothing_printed(since);
+        return match start {
+            Some(_) => nothing,
+            None => format!("{}\n{nothing}", texts::ROWS_GONE),
         };
     }
     let total = lines.len();
-    // The last rows, within the rows and bytes kept.
-    let mut kept = 0;
-    let mut bytes = 0;
-    for line in lines.iter().rev() {
-        if kept == KEPT_ROWS || bytes + line.len() + 1 > KEPT_BYTES {
-            break;
-        }
-        kept += 1;
-        bytes += line.len() + 1;
-    }
-    let mut cut_line = None;
-    if kept == 0 {
-        // One line longer than the bytes kept: its end.
-        let line: &str = &lines[total - 1];
-        let mut at = line.len() - (KEPT_BYTES - 1);
-        while !line.is_char_boundary(at) {
-            at += 1;
-        }
-        cut_line = Some(&line[at..]);
-        kept = 1;
-    }
+    let (kept, cut_line) = marked::kept(&lines);
     let shown: Vec<&str> = match cut_line {
         Some(end) => vec![end],
         None => lines[total - kept..].iter().map(|l| l.as_ref()).collect(),
     };
-    let rows_word = |n: usize| if n == 1 { "row" } else { "rows" };
     let mut header = match start {
-        Some(_) => format!("[{total} {} printed{since}", rows_word(total)),
-        None => format!(
-            "[its first rows are gone (scrolled out of the history, or cleared): {total} {} left",
-            rows_word(total)
-        ),
+        Some(_) => texts::rows_printed(total, since, 0),
+        None => texts::first_rows_gone(total),
     };
     if kept < total || cut_line.is_some() {
         if cut_line.is_some() {
-            header.push_str(", the end of the last one below");
+            header.push_str(texts::END_OF_LAST_BELOW);
         } else {
-            header.push_str(&format!(", the last {kept} below"));
+            header.push_str(&texts::last_below(kept));
         }
         let first = region.first() + skipped_rows;
         let scrollback = history.saturating_sub(if start.is_some() { first } else { 0 });
-        let window = reach.window;
         let all: usize = lines.iter().map(|l| l.len() + 1).sum();
         if all + READ_ROOM > reach.budget.bytes() {
             // A read_window reaching the first would be cut at its start to the budget.
-            header.push_str(&format!(
-                "; all of them take {all} bytes, more than read_window shows at once (its read \
-                 budget, {}): send the command again with its output to a file, to read it in \
-                 parts",
-                reach.budget
-            ));
-        } else if scrollback > 0 {
-            header.push_str(&format!(
-                "; read_window {window} with scrollback_rows {scrollback} shows them from the first"
-            ));
+            header.push_str(&texts::over_read_budget(all, &reach.budget));
         } else {
-            header.push_str(&format!("; read_window {window} shows them from the first"));
+            header.push_str(&texts::reach_first(reach.window, scrollback));
         }
     }
     header.push(']');

@@ -45,7 +45,7 @@ pub(crate) struct PaneState {
     /// Where the last input's rows start, noted when it was written (see [`Mark`]).
     pub mark: Option<Mark>,
     /// Where the last answer about a command still running left its rows.
-    pub shown: Option<Shown>,
+    pub shown: Option<AnsweredUpTo>,
     /// What an answer found printed before the prompt, on its row, by an input's command (see
     /// [`super::output::tail`]): the next input's echo row starts with it, before the prompt.
     pub tail: Option<(u64, String)>,
@@ -114,7 +114,7 @@ pub(crate) struct Mark {
 /// Where the last answer about a still running command left its rows: the cursor's row then
 /// (shown again when the cursor stood after text on it), counted as in [`Mark`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Shown {
+pub(crate) struct AnsweredUpTo {
     /// The input whose command was running.
     pub input: u64,
     /// The cursor's row, from the top of the history.
@@ -297,7 +297,7 @@ impl Prompts {
     }
 
     /// Notes where the last answer about a running command left `pane`'s rows.
-    pub(crate) fn note_shown(&self, pane: u32, shown: Shown) {
+    pub(crate) fn note_answered_up_to(&self, pane: u32, shown: AnsweredUpTo) {
         let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
         panes.entry(pane).or_default().shown = Some(shown);
     }
@@ -328,9 +328,9 @@ impl Prompts {
     }
 
     /// Starts an input to `pane`: takes its turn (inputs of a pane go one at a time), numbers
-    /// it, and writes `N N-1` to its file. The returned [`InputTurn`] ends it: answered
-    /// ([`InputTurn::answered`]: `N N`), or left in flight when tmux did not answer.
-    pub(crate) async fn start_input(self: &Arc<Self>, pane: u32) -> std::io::Result<InputTurn> {
+    /// it, and writes `N N-1` to its file. The returned [`PendingInput`] ends it: answered
+    /// ([`PendingInput::answered`]: `N N`), or left in flight when tmux did not answer.
+    pub(crate) async fn start_input(self: &Arc<Self>, pane: u32) -> std::io::Result<PendingInput> {
         let lock = Arc::clone(
             self.locks
                 .lock()
@@ -366,7 +366,7 @@ impl Prompts {
         };
         self.dir.write_inputs(pane, number, replied)?;
         self.changed.send_modify(|n| *n += 1);
-        Ok(InputTurn {
+        Ok(PendingInput {
             prompts: Arc::clone(self),
             pane,
             number,
@@ -378,7 +378,7 @@ impl Prompts {
 }
 
 /// An input in flight to a pane (see [`Prompts::start_input`]).
-pub(crate) struct InputTurn {
+pub(crate) struct PendingInput {
     prompts: Arc<Prompts>,
     pane: u32,
     number: u64,
@@ -391,7 +391,7 @@ pub(crate) struct InputTurn {
     pub(crate) tty_echoes: bool,
 }
 
-impl InputTurn {
+impl PendingInput {
     /// The input's number.
     pub(crate) fn number(&self) -> u64 {
         self.number

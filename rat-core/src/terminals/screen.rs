@@ -9,7 +9,7 @@
 //!   start, at a character boundary (a line of 100000 characters spans history and screen once
 //!   joined); the screen is never cut: a screen over the budget is refused, telling its size.
 
-use super::texts::{Origin, created_header_short};
+use super::texts::{NewSessionCause, created_header_short};
 use crate::result::ReadBudget;
 
 /// What a capture of a window gave, before the budget applies.
@@ -61,7 +61,7 @@ fn header_line(parts: &[String]) -> String {
 }
 
 /// The header parts that do not depend on a cut.
-fn fixed_parts(created: Option<Origin>, c: &ScreenCapture) -> Vec<String> {
+fn fixed_parts(created: Option<NewSessionCause>, c: &ScreenCapture) -> Vec<String> {
     let mut parts = Vec::new();
     if let Some(origin) = created {
         parts.push(created_header_short(origin).to_string());
@@ -95,7 +95,7 @@ pub(crate) const CONTINUED: &str = "the first line begins above, in history";
 /// The text of `read_window` for a capture, or the screen's size when the budget can not hold
 /// it. `created`: the call created the session.
 pub(crate) fn render(
-    created: Option<Origin>,
+    created: Option<NewSessionCause>,
     c: &ScreenCapture,
     budget: ReadBudget,
 ) -> Result<String, ScreenTooLarge> {
@@ -178,7 +178,7 @@ mod tests {
             "[2 rows of history]\na\nb\n$"
         );
         assert_eq!(
-            render(Some(Origin::New), &normal(0, 0, "$", "$"), b).unwrap(),
+            render(Some(NewSessionCause::New), &normal(0, 0, "$", "$"), b).unwrap(),
             "[your terminals did not exist: a fresh main was just created]\n$"
         );
         let full = ScreenCapture {
@@ -315,7 +315,7 @@ mod tests {
             &format!("{}\n{screen}", "x".repeat(50_000)),
         );
         let text = render(
-            Some(Origin::Restarted),
+            Some(NewSessionCause::Restarted),
             &normal_worst,
             ReadBudget::new(ReadBudget::MIN).unwrap(),
         )

@@ -6,9 +6,11 @@
 
 mod answers;
 mod arguments;
+mod status;
 
 pub(crate) use answers::*;
 pub(crate) use arguments::*;
+pub(crate) use status::{ago, list_exit, wait_exit};
 
 use super::check::{Degradation, TerminalCheck};
 use super::keys::{EDIT_KEYS, SHOWN_KEYS};
@@ -294,7 +296,7 @@ pub(crate) fn can_not_wait(window: &str, check: &TerminalCheck) -> String {
 
 /// Why a call found no session of the client's, and created one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub enum NewSessionCause {
     /// It never existed (on this machine, for this tenant).
     New,
     /// Its last window closed (its bash exited, or close_window): the session ended with it.
@@ -303,13 +305,15 @@ pub enum Origin {
     Restarted,
 }
 
-impl Origin {
+impl NewSessionCause {
     /// What happened to the client's terminals, as the results tell it.
     pub fn phrase(self) -> &'static str {
         match self {
-            Origin::New => "your terminals did not exist",
-            Origin::LastClosed => "your last window had closed, its directory and environment gone",
-            Origin::Restarted => {
+            NewSessionCause::New => "your terminals did not exist",
+            NewSessionCause::LastClosed => {
+                "your last window had closed, its directory and environment gone"
+            }
+            NewSessionCause::Restarted => {
                 "your terminals were restarted, every window and what ran in it gone"
             }
         }
@@ -317,17 +321,19 @@ impl Origin {
 }
 
 /// Header of a result whose call created the session (list_windows, wait_window).
-pub(crate) fn created_header(origin: Origin) -> String {
+pub(crate) fn created_header(origin: NewSessionCause) -> String {
     format!("{}: a fresh main was just created", origin.phrase())
 }
 
 /// The same, short, for read_window, whose headers must fit the smallest read budget with a
 /// full screen.
-pub(crate) fn created_header_short(origin: Origin) -> &'static str {
+pub(crate) fn created_header_short(origin: NewSessionCause) -> &'static str {
     match origin {
-        Origin::New => "your terminals did not exist: a fresh main was just created",
-        Origin::LastClosed => "your last window had closed: a fresh main was just created",
-        Origin::Restarted => "your terminals were restarted: a fresh main was just created",
+        NewSessionCause::New => "your terminals did not exist: a fresh main was just created",
+        NewSessionCause::LastClosed => "your last window had closed: a fresh main was just created",
+        NewSessionCause::Restarted => {
+            "your terminals were restarted: a fresh main was just created"
+        }
     }
 }
 
@@ -393,7 +399,11 @@ pub(crate) fn no_window(name: &str) -> String {
 }
 
 /// send_text or send_keys to a session the call just created (Plumbing).
-pub(crate) fn sent_to_new_session(window: &str, tool_for_prompt: &str, origin: Origin) -> String {
+pub(crate) fn sent_to_new_session(
+    window: &str,
+    tool_for_prompt: &str,
+    origin: NewSessionCause,
+) -> String {
     let what = origin.phrase();
     if window == "main" {
         format!(
@@ -409,7 +419,7 @@ pub(crate) fn sent_to_new_session(window: &str, tool_for_prompt: &str, origin: O
 }
 
 /// read_window (or wait_window) naming another window than main in a session just created.
-pub(crate) fn other_window_in_new_session(window: &str, origin: Origin) -> String {
+pub(crate) fn other_window_in_new_session(window: &str, origin: NewSessionCause) -> String {
     format!(
         "No window {window}: {}, and a fresh main was just created. create_window creates \
          {window}.",
@@ -462,7 +472,11 @@ mod tests {
     #[test]
     fn created_header_is_short() {
         // The longest header must leave a screen of 4-byte characters under the minimum budget.
-        for origin in [Origin::New, Origin::LastClosed, Origin::Restarted] {
+        for origin in [
+            NewSessionCause::New,
+            NewSessionCause::LastClosed,
+            NewSessionCause::Restarted,
+        ] {
             assert!(created_header(origin).len() < 120, "{origin:?}");
             assert!(created_header_short(origin).len() <= 60, "{origin:?}");
         }

@@ -16,8 +16,8 @@ use super::hook::Exit;
 use super::input::{CloseWindow, CreateWindow};
 use super::names::{is_valid_name, is_valid_window_name};
 use super::prompts::now_f64;
-use super::status::{ago, list_exit};
-use super::texts::{self, Origin};
+use super::texts::{self, NewSessionCause};
+use super::texts::{ago, list_exit};
 use super::window::WindowDescription;
 use super::{detached, foreground};
 use crate::result::ToolResult;
@@ -44,7 +44,7 @@ const LEFT_GRACE: Duration = Duration::from_millis(300);
 enum Missing {
     Window,
     /// The session was missing: created by this call (why it had to be), or concurrently.
-    Session(Origin),
+    Session(NewSessionCause),
 }
 
 impl Terminals {
@@ -234,7 +234,7 @@ impl Terminals {
                 lines(&replies[0]).join(" ")
             )));
         }
-        let created = texts::window_created(name, &home, Origin::New);
+        let created = texts::window_created(name, &home, NewSessionCause::New);
         Ok(ToolResult::ok(match old_end {
             Some(how) => texts::created_after_end(&created, name, &how),
             None => created,
@@ -296,7 +296,7 @@ impl Terminals {
             return Ok(Missing::Window);
         }
         let origin = inner.create_session(&self.session).await?;
-        Ok(Missing::Session(origin.unwrap_or(Origin::New)))
+        Ok(Missing::Session(origin.unwrap_or(NewSessionCause::New)))
     }
 
     fn missing_result(&self, missing: Missing, window: &str) -> ToolResult {

@@ -6,27 +6,27 @@ use std::sync::atomic::Ordering;
 
 use tmux_cc::{Client, ClientOptions, Command, Reply, commands};
 
-use crate::terminals::texts::Origin;
+use crate::terminals::texts::NewSessionCause;
 use crate::terminals::window::{WindowDescription, parse_window, window_format};
 
 use super::*;
 
 impl ControllerState {
     /// The current server, dead or alive.
-    pub(crate) fn live_any(&self) -> RunningServer {
+    pub(crate) fn current_server(&self) -> RunningServer {
         self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// What the connected tmux server does differently from other versions (tmux-cc's table).
     pub(crate) fn features(&self) -> tmux_cc::Features {
-        self.live_any().client.features().clone()
+        self.current_server().client.features().clone()
     }
 
     /// The control connection, unless the terminals restart. A control connection that ended
     /// while its server runs (its `tmux -C` process killed) is replaced here: no supervisor
     /// would notice it, as the server did not die.
     pub(crate) async fn client(&self) -> Result<Client, TmuxFailure> {
-        let live = self.live_any();
+        let live = self.current_server();
         if self.restarting.load(Ordering::SeqCst) || live.server.exit().is_some() {
             return Err(TmuxFailure::Restarting);
         }
@@ -34,7 +34,7 @@ impl ControllerState {
             return Ok(live.client);
         }
         let _reconnecting = self.reconnect.lock().await;
-        let live = self.live_any();
+        let live = self.current_server();
         if live.client.end().is_none() {
             return Ok(live.client);
         }
@@ -91,7 +91,7 @@ impl ControllerState {
             return Ok(None);
         }
         let home = self.config.home.to_string_lossy();
-        let prompts = self.live_any().prompts;
+        let prompts = self.current_server().prompts;
         Ok(Some(
             lines(&reply)
                 .iter()
@@ -118,7 +118,7 @@ impl ControllerState {
     pub(crate) async fn create_session(
         &self,
         session: &str,
-    ) -> Result<Option<Origin>, TmuxFailure> {
+    ) -> Result<Option<NewSessionCause>, TmuxFailure> {
         let home = self.config.home.to_string_lossy().into_owned();
         let replies = self
             .input(&[

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::ControllerConfig;
 use crate::terminals::names::is_valid_name;
-use crate::terminals::texts::Origin;
+use crate::terminals::texts::NewSessionCause;
 
 /// The sessions of the tenant's clients, to tell a client whose session is created again why
 /// (its last window closed, or the terminals restarted) from one whose terminals never
@@ -42,15 +42,15 @@ impl Sessions {
     }
 
     /// `session` was just created: why it had to be.
-    pub(super) fn created(&mut self, session: &str) -> Origin {
+    pub(super) fn created(&mut self, session: &str) -> NewSessionCause {
         let origin = if self.here.contains(session) {
-            Origin::LastClosed
+            NewSessionCause::LastClosed
         } else if self.before.remove(session) {
-            Origin::Restarted
+            NewSessionCause::Restarted
         } else {
-            Origin::New
+            NewSessionCause::New
         };
-        if self.here.insert(session.to_string()) && origin == Origin::New {
+        if self.here.insert(session.to_string()) && origin == NewSessionCause::New {
             self.save();
         }
         origin

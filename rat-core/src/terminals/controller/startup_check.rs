@@ -135,7 +135,7 @@ impl Controller {
         else {
             return false;
         };
-        let prompts = self.inner.live_any().prompts;
+        let prompts = self.inner.current_server().prompts;
         let deadline = Instant::now() + Duration::from_secs(1);
         while Instant::now() < deadline {
             if prompts.pane(pane).prompt.is_some() {

@@ -4,17 +4,17 @@
 
 use std::borrow::Cow;
 
-use super::{KEPT_BYTES, KEPT_ROWS, READ_ROOM, Reach};
+use super::{AnswerContext, KEPT_BYTES, KEPT_ROWS, READ_ROOM};
 use crate::secrets::{Vault, mask_rows};
 use crate::terminals::texts;
 use crate::terminals::transcript::Lines;
 
 /// How many of `lines`' last lines an answer shows, and the end of the last one alone when
 /// that one is longer than an answer holds.
-fn kept(lines: &[String]) -> (usize, Option<&str>) {
+pub(crate) fn kept<L: AsRef<str>>(lines: &[L]) -> (usize, Option<&str>) {
     let mut kept = 0;
     let mut bytes = 0;
-    for line in lines.iter().rev() {
+    for line in lines.iter().map(AsRef::as_ref).rev() {
         if kept == KEPT_ROWS || bytes + line.len() + 1 > KEPT_BYTES {
             break;
         }
@@ -22,7 +22,7 @@ fn kept(lines: &[String]) -> (usize, Option<&str>) {
         bytes += line.len() + 1;
     }
     if kept == 0 && !lines.is_empty() {
-        let line = &lines[lines.len() - 1];
+        let line = lines[lines.len() - 1].as_ref();
         let mut at = line.len() - (KEPT_BYTES - 1);
         while !line.is_char_boundary(at) {
             at += 1;
@@ -75,7 +75,7 @@ pub(crate) struct Place {
 }
 
 /// The block of an answer from `lines`, what the transcript told of a command.
-pub(crate) fn block(reach: Reach<'_>, lines: &Lines, place: Option<Place>) -> String {
+pub(crate) fn block(reach: AnswerContext<'_>, lines: &Lines, place: Option<Place>) -> String {
     let all = &lines.lines;
     if all.is_empty() || (all.len() == 1 && all[0].is_empty() && lines.rows == 0) {
         return texts::nothing_printed(lines.told_before);

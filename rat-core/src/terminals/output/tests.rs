@@ -2,8 +2,8 @@
 
 use super::*;
 
-fn reach(window: &str) -> Reach<'_> {
-    Reach {
+fn reach(window: &str) -> AnswerContext<'_> {
+    AnswerContext {
         window,
         budget: crate::result::ReadBudget::DEFAULT,
         secrets: None,

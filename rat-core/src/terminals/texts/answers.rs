@@ -1,8 +1,8 @@
 //! The answers of the terminal tools once they ran: windows described, created and closed,
 //! inputs sent or refused, screens read, waits ended. Part of [`super`], reached as
-//! `texts::...`; ages come worded already (`3s`, `2m 5s`: see `status::ago`).
+//! `texts::...`; ages come worded already (`3s`, `2m 5s`: see `texts::ago`).
 
-use super::Origin;
+use super::NewSessionCause;
 
 // ---- list_windows ----
 
@@ -41,11 +41,11 @@ pub(crate) fn rows_of_history(rows: u64) -> String {
 // ---- create_window and close_window ----
 
 /// create_window's answer: the window created in `home`, and why the session had to be
-/// created first when it was not [`Origin::New`].
-pub(crate) fn window_created(name: &str, home: &str, origin: Origin) -> String {
+/// created first when it was not [`NewSessionCause::New`].
+pub(crate) fn window_created(name: &str, home: &str, origin: NewSessionCause) -> String {
     let created = format!("Window {name} created: bash is starting in {home}.");
     match origin {
-        Origin::New => created,
+        NewSessionCause::New => created,
         other => format!("{created} ({}.)", other.phrase()),
     }
 }
@@ -120,7 +120,7 @@ pub(crate) fn unknown_key(quoted: &str, position: usize, count: usize, names: &s
 }
 
 /// How to see whether keys arrived, after tmux did not answer.
-pub(crate) fn look_keys(window: &str) -> String {
+pub(crate) fn keys_arrived_hint(window: &str) -> String {
     format!("read_window {window} shows whether the keys arrived")
 }
 
@@ -372,6 +372,18 @@ pub(crate) fn rows_printed(total: usize, since: bool, gone: u64) -> String {
     }
     let since = if since { " since the last answer" } else { "" };
     format!("[{total} {rows} printed{since}")
+}
+
+/// The rows of a command read from the screen when none of them is left there.
+pub(crate) const ROWS_GONE: &str = "[Its rows are gone: scrolled out of the history or cleared]";
+
+/// The start of the header of a command's rows read from the screen when its first rows are
+/// no longer there.
+pub(crate) fn first_rows_gone(total: usize) -> String {
+    let rows = if total == 1 { "row" } else { "rows" };
+    format!(
+        "[its first rows are gone (scrolled out of the history, or cleared): {total} {rows} left"
+    )
 }
 
 /// Added to the header when only the last rows are shown.

@@ -9,8 +9,8 @@ use tmux_cc::Command;
 
 use crate::terminals::controller::{TmuxFailure, lines};
 use crate::terminals::output::marked::{self, Place};
-use crate::terminals::status::wait_exit;
 use crate::terminals::texts;
+use crate::terminals::texts::wait_exit;
 use crate::terminals::transcript::{Follow, Lines, MarkId, Told, Transcript};
 use output::Probe;
 
@@ -101,7 +101,7 @@ impl Terminals {
         finished: bool,
         input: Option<u64>,
     ) -> Result<Marked, TmuxFailure> {
-        let live = self.inner().live_any();
+        let live = self.inner().current_server();
         let state = live.prompts.pane(pane);
         let input = input.unwrap_or(state.started);
         let Some(follow) = live.follows.get(pane) else {
@@ -242,7 +242,7 @@ impl Terminals {
         } else {
             None
         };
-        let reach = output::Reach {
+        let reach = output::AnswerContext {
             window,
             budget: self.inner().config.read_budget,
             // Masked above, before the cut.
@@ -278,7 +278,7 @@ impl Terminals {
     ) -> Result<String, TmuxFailure> {
         let inner = self.inner();
         let target = self.target(window);
-        let prompts = inner.live_any().prompts;
+        let prompts = inner.current_server().prompts;
         let parse = |reply: &tmux_cc::Reply| {
             if !reply.success {
                 return None;
@@ -491,9 +491,9 @@ impl Terminals {
                 continue;
             }
             if !finished && !now.alternate {
-                prompts.note_shown(
+                prompts.note_answered_up_to(
                     pane,
-                    prompts::Shown {
+                    prompts::AnsweredUpTo {
                         input: state.started,
                         row: now.row(),
                         history: now.history,
@@ -513,7 +513,7 @@ impl Terminals {
                 );
             }
             let block = output::block(
-                output::Reach {
+                output::AnswerContext {
                     window,
                     budget: inner.config.read_budget,
                     secrets: self.vault().as_deref(),

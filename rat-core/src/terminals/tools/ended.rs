@@ -8,8 +8,8 @@ use std::time::Duration;
 use tmux_cc::Command;
 
 use crate::terminals::controller::TmuxFailure;
-use crate::terminals::status::ago;
 use crate::terminals::texts;
+use crate::terminals::texts::ago;
 use crate::terminals::window::{Ended, WindowDescription};
 
 use super::{Terminals, age_of};
@@ -41,9 +41,8 @@ fn without_dead_line(answer: String) -> String {
         return lines.join("\n");
     }
     let header = match lines.len() - 2 {
-        0 => "Nothing printed.".to_string(),
-        1 => "[1 row printed]".to_string(),
-        n => format!("[{n} rows printed]"),
+        0 => texts::nothing_printed(false),
+        n => format!("{}]", texts::rows_printed(n, false, 0)),
     };
     let mut out = vec![lines[0].to_string(), header];
     out.extend(lines[2..].iter().map(|l| l.to_string()));

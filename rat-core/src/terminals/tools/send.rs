@@ -12,8 +12,8 @@ use crate::terminals::foreground;
 use crate::terminals::input::{SendKeys, SendText, checked_send_wait};
 use crate::terminals::keys::first_invalid_key;
 use crate::terminals::output::{PROBE, Probe};
-use crate::terminals::prompts::{InputTurn, LineEdit};
-use crate::terminals::texts::{self, Origin};
+use crate::terminals::prompts::{LineEdit, PendingInput};
+use crate::terminals::texts::{self, NewSessionCause};
 use crate::terminals::window::WindowDescription;
 
 use super::{Missing, Terminals};
@@ -44,7 +44,9 @@ impl Terminals {
         match self.windows_settled().await? {
             None => {
                 let origin = inner.create_session(&self.session).await?;
-                Ok(Err(Missing::Session(origin.unwrap_or(Origin::New))))
+                Ok(Err(Missing::Session(
+                    origin.unwrap_or(NewSessionCause::New),
+                )))
             }
             Some(windows) => Ok(windows
                 .iter()
@@ -56,7 +58,7 @@ impl Terminals {
 
     /// Numbers an input to `window` for the prompt hook, before it is written (see
     /// [`crate::terminals::prompts`]); or the result telling why nothing can be sent.
-    async fn start_input(&self, window: &str) -> Result<InputTurn, ToolResult> {
+    async fn start_input(&self, window: &str) -> Result<PendingInput, ToolResult> {
         let w = match self.input_pane(window).await {
             Ok(Ok(w)) => w,
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
@@ -88,7 +90,7 @@ impl Terminals {
         };
         // The pane's transcript follows it before the input is written: every byte of its
         // command, marks included, comes through its pipe.
-        let live = self.inner().live_any();
+        let live = self.inner().current_server();
         if let Ok(client) = self.inner().client().await {
             live.follows.start(&client, w.pane).await;
         }
@@ -116,7 +118,7 @@ impl Terminals {
         &self,
         client: &Client,
         window: &str,
-        turn: InputTurn,
+        turn: PendingInput,
         sent: Result<(), tmux_cc::Error>,
         look: &str,
         ok: impl FnOnce() -> ToolResult,
@@ -165,7 +167,7 @@ impl Terminals {
         match inner.list_windows(&self.session).await? {
             None => {
                 let origin = inner.create_session(&self.session).await?;
-                Ok(Missing::Session(origin.unwrap_or(Origin::New)))
+                Ok(Missing::Session(origin.unwrap_or(NewSessionCause::New)))
             }
             Some(windows) if windows.iter().any(|w| w.name == window) => {
                 Err(TmuxFailure::Internal(e.to_string()))
@@ -250,11 +252,11 @@ impl Terminals {
 
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
     /// which the pane's transcript leaves out of its rows.
-    fn expect_echo(&self, turn: &InputTurn, text: &str, enter: bool) {
+    fn expect_echo(&self, turn: &PendingInput, text: &str, enter: bool) {
         if turn.at_prompt() {
             return;
         }
-        let Some(follow) = self.inner().live_any().follows.get(turn.pane()) else {
+        let Some(follow) = self.inner().current_server().follows.get(turn.pane()) else {
             return;
         };
         let mut echo = text.replace('\n', "\r\n").into_bytes();
@@ -363,7 +365,7 @@ impl Terminals {
             .await
             .map(|outputs| mark(&turn, &outputs, "", line_edit(&input.keys)));
         let number = turn.number();
-        let look = texts::look_keys(window);
+        let look = texts::keys_arrived_hint(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
                 ToolResult::ok(texts::keys_sent(window, &texts::keys_pressed(&input.keys)))
@@ -394,7 +396,7 @@ fn tty_echoes(pane_pid: u32) -> bool {
 
 /// Notes where an input's rows start from the output of its probe (the second command of its
 /// write, after the one leaving modes): the input tmux answered, the mark read just before it.
-fn mark(turn: &InputTurn, outputs: &[Vec<Vec<u8>>], text: &str, edit: LineEdit) {
+fn mark(turn: &PendingInput, outputs: &[Vec<Vec<u8>>], text: &str, edit: LineEdit) {
     let Some(probe) = outputs
         .get(1)
         .and_then(|lines| lines.first())

@@ -12,8 +12,8 @@ use crate::terminals::foreground;
 use crate::terminals::hook::{Exit, Record};
 use crate::terminals::input::WaitWindow;
 use crate::terminals::prompts::now_f64;
-use crate::terminals::status::{ago, wait_exit};
-use crate::terminals::texts::{self, Origin};
+use crate::terminals::texts::{self, NewSessionCause};
+use crate::terminals::texts::{ago, wait_exit};
 use crate::terminals::window::WindowDescription;
 
 use super::{Terminals, age_of};
@@ -83,7 +83,7 @@ impl Terminals {
                 let origin = inner
                     .create_session(&self.session)
                     .await?
-                    .unwrap_or(Origin::New);
+                    .unwrap_or(NewSessionCause::New);
                 if window != FIRST_WINDOW {
                     return Ok(ToolResult::refused(
                         texts::other_window_in_new_session(window, origin),
@@ -125,7 +125,7 @@ impl Terminals {
         let inner = self.inner();
         let started = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(u64::from(seconds));
-        let prompts = inner.live_any().prompts;
+        let prompts = inner.current_server().prompts;
         // Subscribed before the first look: a prompt recorded after it wakes the wait.
         let mut recorded = prompts.subscribe();
         let stopping = inner.stopping.clone();
@@ -239,7 +239,7 @@ impl Terminals {
             return Ok(None);
         }
         let since = ago((now_f64() - input).round() as i64);
-        let state = self.inner().live_any().prompts.pane(w.pane);
+        let state = self.inner().current_server().prompts.pane(w.pane);
         if state.sets_prompt_command {
             return Ok(Some(texts::hook_taken_out(window, &since)));
         }

@@ -1,10 +1,11 @@
 //! How a window's last command exited, told to agents: single commands, pipelines (failures
-//! first), SIGPIPE, and relative times. What the hook records is in [`super::hook`].
+//! first), SIGPIPE, and relative times. What the hook records is in
+//! [`crate::terminals::hook`].
 
 /// SIGPIPE's exit status (128 + 13): a writer whose reader stopped early (`yes | head`).
 const SIGPIPE_STATUS: i32 = 141;
 
-pub use rat_wire::words::ago;
+pub(crate) use rat_wire::words::ago;
 
 /// The commands of a pipeline before its last one that failed: (position from 1, status).
 fn failures_before_last(statuses: &[i32]) -> Vec<(usize, i32)> {
