@@ -197,3 +197,41 @@ async fn a_job_waited_for_before_its_stream_is_read_ends_and_so_does_the_stream(
         _ => panic!("{} bytes, then {other:?}", data.len()),
     }
 }
+
+/// A job's stream that tmux paused, the job waited for (its window removed) before the
+/// stream is read: after its bytes, `Paused`, then the window's close. The resync after the
+/// pause finds no pane; the stream ends as the close that tmux told it before, not as a failed
+/// resync. (The output still queued after 2 s makes tmux pause the pane at the last line.)
+#[tokio::test]
+async fn a_paused_job_stream_whose_window_went_ends_with_the_close() {
+    let env = env_with_session("jobs-live-paused-gone", "j").await;
+    let spec = JobSpec::window("=j:", "seq 1 300000; sleep 2; echo late; exit 4");
+    let (mut job, mut stream) = env
+        .client
+        .start_job_streamed(&spec, StreamOptions::default())
+        .await
+        .unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(30), job.wait())
+        .await
+        .expect("the job's end within 30 s, its stream unread")
+        .unwrap();
+    assert_eq!(exit.status, Some(4));
+    let mut got = 0usize;
+    let mut other = Vec::new();
+    let read = async {
+        while let Some(item) = stream.next().await {
+            match item {
+                StreamItem::Data(bytes) => got += bytes.len(),
+                item => other.push(item),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("the stream ends within 30 s");
+    assert_eq!(
+        other,
+        [StreamItem::Paused, StreamItem::End(StreamEnd::WindowClosed)],
+        "after {got} bytes"
+    );
+}
