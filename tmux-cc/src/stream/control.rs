@@ -321,8 +321,7 @@ impl ControlSource {
                 return;
             }
             Err(e) => {
-                let item = self.end(StreamEnd::ResyncFailed(e.to_string()));
-                self.ready.push_back(item);
+                self.resync_failed(e.to_string());
                 return;
             }
         };
@@ -346,9 +345,31 @@ impl ControlSource {
                     .or(replies.first())
                     .map(|r| String::from_utf8_lossy(&r.lines.join(&b'\n')).into_owned())
                     .unwrap_or_default();
-                let item = self.end(StreamEnd::ResyncFailed(message));
-                self.ready.push_back(item);
+                self.resync_failed(message);
             }
         }
+    }
+
+    /// Ends the stream after a resync that failed with `message`: as the pane's close when
+    /// that is why (its pane or window went after the pause), else with `ResyncFailed`. tmux
+    /// writes a window's close to this client before the answer of a command run after the
+    /// close, and the reader routes in order: that close is in the channel by now.
+    fn resync_failed(&mut self, message: String) {
+        let mut end = StreamEnd::ResyncFailed(message);
+        while let Ok(notification) = self.rx.try_recv() {
+            match Raw::of(notification) {
+                Some(Raw::WindowClosed) => {
+                    end = StreamEnd::WindowClosed;
+                    break;
+                }
+                Some(Raw::Layout(Ok(layout))) if layout.panes().all(|p| p.id != self.pane) => {
+                    end = StreamEnd::PaneClosed;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let item = self.end(end);
+        self.ready.push_back(item);
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tmux_cc::{Client, JobExit, JobSpec, StreamEnd, StreamItem, StreamOptions};
+use tmux_cc::{Client, Command, JobExit, JobSpec, PaneId, StreamEnd, StreamItem, StreamOptions};
 
 use crate::common::env_with_session;
 
@@ -24,14 +24,47 @@ async fn watched(client: &Client, spec: &JobSpec) -> (Vec<u8>, Vec<StreamItem>, 
             }
         }
     };
-    tokio::time::timeout(Duration::from_secs(30), read)
+    if tokio::time::timeout(Duration::from_secs(30), read)
         .await
-        .expect("the stream ends within 30 s");
+        .is_err()
+    {
+        let pane = state(client, job.pane()).await;
+        panic!(
+            "the stream did not end within 30 s, after {:?} and {other:?}; {pane}",
+            String::from_utf8_lossy(&data)
+        );
+    }
     let exit = tokio::time::timeout(Duration::from_secs(30), job.wait())
         .await
         .expect("the job's end within 30 s")
         .unwrap();
     (data, other, exit)
+}
+
+/// For a stream that did not end: the job's pane (dead, its status) and its screen with the
+/// lines above it, as tmux has them.
+async fn state(client: &Client, pane: PaneId) -> String {
+    let pane = pane.to_string();
+    let show = |r: tmux_cc::Result<Vec<Vec<u8>>>| match r {
+        Ok(lines) => lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(l).into_owned())
+            .collect::<Vec<_>>()
+            .join(" | "),
+        Err(e) => e.to_string(),
+    };
+    let format = "dead #{pane_dead}, status #{pane_dead_status}, #{history_size} lines above";
+    let said = client
+        .run(&Command::new("display-message").args(["-p", "-t", &pane, format]))
+        .await;
+    let screen = client
+        .run(&Command::new("capture-pane").args(["-p", "-S", "-", "-t", &pane]))
+        .await;
+    format!(
+        "the pane {pane}: {}; its lines: {}",
+        show(said),
+        show(screen)
+    )
 }
 
 /// `echo first; echo second; exit 5`, 100 times one after the other: every byte on the stream
@@ -196,4 +229,42 @@ async fn a_job_waited_for_before_its_stream_is_read_ends_and_so_does_the_stream(
         )) => {}
         _ => panic!("{} bytes, then {other:?}", data.len()),
     }
+}
+
+/// A job's stream that tmux paused, the job waited for (its window removed) before the
+/// stream is read: after its bytes, `Paused`, then the window's close. The resync after the
+/// pause finds no pane; the stream ends as the close that tmux told it before, not as a failed
+/// resync. (The output still queued after 2 s makes tmux pause the pane at the last line.)
+#[tokio::test]
+async fn a_paused_job_stream_whose_window_went_ends_with_the_close() {
+    let env = env_with_session("jobs-live-paused-gone", "j").await;
+    let spec = JobSpec::window("=j:", "seq 1 300000; sleep 2; echo late; exit 4");
+    let (mut job, mut stream) = env
+        .client
+        .start_job_streamed(&spec, StreamOptions::default())
+        .await
+        .unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(30), job.wait())
+        .await
+        .expect("the job's end within 30 s, its stream unread")
+        .unwrap();
+    assert_eq!(exit.status, Some(4));
+    let mut got = 0usize;
+    let mut other = Vec::new();
+    let read = async {
+        while let Some(item) = stream.next().await {
+            match item {
+                StreamItem::Data(bytes) => got += bytes.len(),
+                item => other.push(item),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("the stream ends within 30 s");
+    assert_eq!(
+        other,
+        [StreamItem::Paused, StreamItem::End(StreamEnd::WindowClosed)],
+        "after {got} bytes"
+    );
 }
