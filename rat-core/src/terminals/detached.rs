@@ -24,6 +24,7 @@ use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use super::foreground::{Stat, escape, stat};
+use super::texts;
 
 /// A process noted before a kill: its pid and start time (which tells a reused pid apart).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,31 +172,11 @@ pub(crate) async fn left_running(noted: Vec<Noted>, grace: Duration) -> Vec<Note
     }
 }
 
-/// How many processes left running a result names.
-const NAMED: usize = 10;
-
-/// The sentence of `close_window` naming the processes left running, or nothing.
+/// The sentence of `close_window` naming the processes left running (their pid and name, the
+/// first [`texts::NAMED_LEFT`] of them), or nothing.
 pub(crate) fn left_text(left: &[Noted]) -> String {
-    if left.is_empty() {
-        return String::new();
-    }
-    let named: Vec<String> = left
-        .iter()
-        .take(NAMED)
-        .map(|n| format!("{} ({})", n.pid, n.name))
-        .collect();
-    let more = if left.len() > NAMED {
-        format!(" and {} more", left.len() - NAMED)
-    } else {
-        String::new()
-    };
-    let pids: Vec<String> = left.iter().take(NAMED).map(|n| n.pid.to_string()).collect();
-    format!(
-        " Still running, detached from it: {}{more}. They outlive the window: kill {} ends {}.",
-        named.join(", "),
-        pids.join(" "),
-        if pids.len() == 1 { "it" } else { "them" }
-    )
+    let named: Vec<(u32, &str)> = left.iter().map(|n| (n.pid, n.name.as_str())).collect();
+    texts::left_running(&named)
 }
 
 #[cfg(test)]
