@@ -438,14 +438,7 @@ fn failure(
         && let Some(end) = link_end(path)
     {
         // a dangling link: what is missing is elsewhere
-        text += &format!(
-            " It is a symbolic link to {}, {}.",
-            end.display(),
-            match access {
-                Access::Read => "which does not exist",
-                Access::Write | Access::Create => "whose directory does not exist",
-            }
-        );
+        text += &text::dangling_link(&end, access != Access::Read);
     }
     let cause = match errno {
         Some(errno) => format!("{errno:?}: {error}"),

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Instant, SystemTime};
 
 use super::scan::{self, LineStart, NotText, Offence, Scanner};
-use super::text::{ago_text, plural, size_text};
+use super::text::{self, ago_text, plural, size_text};
 use super::{Access, ReadFile, failure, linked_file, not_regular};
 use crate::result::{ReadBudget, ToolResult};
 
@@ -80,8 +80,8 @@ pub(super) fn read_opened(
 ) -> ToolResult {
     // through a symbolic link, the file read is named, and the link
     let shown = match linked_file(path, &opened.file) {
-        Some(file) => format!("{} (through the link {})", file.display(), path.display()),
-        None => path.display().to_string(),
+        Some(file) => text::file_named(&file, Some(path)),
+        None => text::file_named(path, None),
     };
     let mut read = FileRead {
         path,
