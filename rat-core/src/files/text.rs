@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use crate::result::ReadBudget;
+
 /// A size in bytes as agents and admins read it: in its largest binary unit, with one decimal at
 /// most, rounded (`500 B`, `14 B`, `78.1 KiB`, `64 KiB`, `3 GiB`).
 pub fn size_text(bytes: u64) -> String {
@@ -143,9 +145,168 @@ pub(crate) fn dangling_link(end: &Path, write: bool) -> String {
     )
 }
 
+/// The header of a whole file read: its name (see [`file_named`]), lines, size and last
+/// modification (`[/x: 3 lines, 14 B, modified 3s ago]`, `[/x: empty, modified 3s ago]`).
+pub(crate) fn whole_header(file: &str, lines: u64, size: &str, ago: &str) -> String {
+    if lines == 0 {
+        format!("[{file}: empty, modified {ago} ago]")
+    } else {
+        format!(
+            "[{file}: {}, {size}, modified {ago} ago]",
+            plural(lines, "line")
+        )
+    }
+}
+
+/// The header of a range of lines, `first` to `last`, out of `total` when counted (a range
+/// from the end not counted is numbered from the end, `first` negative), telling where to
+/// continue after a cut at `next` to the read `budget`.
+pub(crate) fn range_header(
+    file: &str,
+    (first, last): (i64, i64),
+    total: Option<u64>,
+    size: &str,
+    ago: &str,
+    cut: Option<(i64, &ReadBudget)>,
+) -> String {
+    let mut lines = if first == last {
+        format!("line {first}")
+    } else {
+        format!("lines {first} to {last}")
+    };
+    let mut size = size.to_owned();
+    match total {
+        _ if first < 0 => {
+            lines += " counted from the end";
+            size += " (too large to count its lines)";
+        }
+        Some(total) => lines += &format!(" of {total}"),
+        None => size += " (too large to count its lines)",
+    }
+    let cut = cut.map_or(String::new(), |(next, budget)| {
+        format!("; cut to the read budget ({budget}): continue with start_line {next}")
+    });
+    format!("[{file}: {lines}, {size}, modified {ago} ago{cut}]")
+}
+
+/// What a file over the read budget, read without a range, returns: its size, its line count
+/// (`None`: not counted in time) and modification. `with` tells a file under the budget by
+/// itself, over it with its header (`"with its header, "`) and line numbers.
+pub(crate) fn over_budget(
+    file: &str,
+    size: &str,
+    lines: Option<u64>,
+    ago: &str,
+    with: &str,
+    budget: &ReadBudget,
+) -> String {
+    let count = lines.map_or("too large to count its lines".to_owned(), |lines| {
+        plural(lines, "line")
+    });
+    format!(
+        "{file} holds {size}, {count}, modified {ago} ago: {with}more than the read budget \
+         ({budget}). Read a range with start_line and max_lines (start_line -100 for the last 100 \
+         lines)."
+    )
+}
+
+/// read_file refused: `start_line` `asked` past the end of a file of `lines` lines.
+pub(crate) fn past_end(file: &str, lines: u64, asked: i64) -> String {
+    format!(
+        "{file} has {}: start_line {asked} is past its end.",
+        plural(lines, "line")
+    )
+}
+
+/// read_file refused: not text, `why` (`it holds a NUL byte`), first at `line`.
+pub(crate) fn not_text(file: &str, why: &str, line: i64) -> String {
+    format!(
+        "{file} is not a text file: {why} (line {line}). Look at it in the terminal (file, xxd, \
+         base64)."
+    )
+}
+
+/// read_file refused: line `number`, of `size` (`more than ` it when `at_least`), over the read
+/// budget alone: it can not be cut into lines.
+pub(crate) fn line_too_long(
+    number: i64,
+    file: &str,
+    size: &str,
+    at_least: bool,
+    budget: &ReadBudget,
+) -> String {
+    let more = if at_least { "more than " } else { "" };
+    format!(
+        "Line {number} of {file} holds {more}{size} alone, more than the read budget ({budget}): \
+         read it in the terminal (head -c, cut -c)."
+    )
+}
+
+/// read_file refused: line `number` of a file of `size` not reached in time, `how` to reach it.
+pub(crate) fn too_far(number: i64, file: &str, size: &str, how: &str) -> String {
+    format!("Line {number} of {file} ({size}) is too far to reach in time: {how}.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_file_sentences() {
+        let budget = ReadBudget::DEFAULT;
+        let file = file_named(Path::new("/data/n.txt"), Some(Path::new("/home/u/n")));
+        assert_eq!(
+            whole_header(&file, 3, "14 B", "3s"),
+            "[/data/n.txt (through the link /home/u/n): 3 lines, 14 B, modified 3s ago]"
+        );
+        assert_eq!(
+            whole_header("/x", 0, "0 B", "1m"),
+            "[/x: empty, modified 1m ago]"
+        );
+        assert_eq!(
+            range_header(&file, (2, 2), Some(3), "14 B", "3s", None),
+            "[/data/n.txt (through the link /home/u/n): line 2 of 3, 14 B, modified 3s ago]"
+        );
+        assert_eq!(
+            range_header("/x", (-100, -41), None, "2 GiB", "3h", Some((-40, &budget))),
+            "[/x: lines -100 to -41 counted from the end, 2 GiB (too large to count its lines), \
+             modified 3h ago; cut to the read budget (64 KiB): continue with start_line -40]"
+        );
+        assert_eq!(
+            range_header("/x", (1, 9), None, "2 GiB", "3h", None),
+            "[/x: lines 1 to 9, 2 GiB (too large to count its lines), modified 3h ago]"
+        );
+        assert_eq!(
+            over_budget(&file, "195.3 KiB", Some(100_000), "3h", "", &budget),
+            "/data/n.txt (through the link /home/u/n) holds 195.3 KiB, 100000 lines, modified 3h \
+             ago: more than the read budget (64 KiB). Read a range with start_line and max_lines \
+             (start_line -100 for the last 100 lines)."
+        );
+        assert_eq!(
+            over_budget("/x", "3 GiB", None, "1m", "with its header, ", &budget),
+            "/x holds 3 GiB, too large to count its lines, modified 1m ago: with its header, more \
+             than the read budget (64 KiB). Read a range with start_line and max_lines \
+             (start_line -100 for the last 100 lines)."
+        );
+        assert_eq!(
+            past_end("/x", 1, 5),
+            "/x has 1 line: start_line 5 is past its end."
+        );
+        assert_eq!(
+            not_text("/x", "it holds a NUL byte", 7),
+            "/x is not a text file: it holds a NUL byte (line 7). Look at it in the terminal \
+             (file, xxd, base64)."
+        );
+        assert_eq!(
+            line_too_long(1, "/x", "1 MiB", true, &budget),
+            "Line 1 of /x holds more than 1 MiB alone, more than the read budget (64 KiB): read \
+             it in the terminal (head -c, cut -c)."
+        );
+        assert_eq!(
+            too_far(30_000, "/x", "1 GiB", "use the terminal (sed -n)"),
+            "Line 30000 of /x (1 GiB) is too far to reach in time: use the terminal (sed -n)."
+        );
+    }
 
     #[test]
     fn files_named_through_links() {
