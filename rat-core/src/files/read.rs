@@ -46,7 +46,7 @@ pub(super) struct Opened {
 /// blocking (a FIFO put in place of the file checked would block until written to), and checked
 /// again once opened (`fstat`), as the file opened may not be the one checked.
 pub(super) fn open(path: &Path) -> Result<Opened, ToolResult> {
-    let what = format!("Reading {}", path.display());
+    let what = text::reading(path.display());
     let fail = |error: &io::Error| failure(error, &what, path, Access::Read, false);
     let meta = fs::metadata(path).map_err(|error| fail(&error))?;
     if let Some(refused) = not_regular(path, meta.file_type(), Access::Read) {
@@ -86,7 +86,7 @@ pub(super) fn read_opened(
     let mut read = FileRead {
         path,
         shown,
-        what: format!("Reading {}", path.display()),
+        what: text::reading(path.display()),
         file: opened.file,
         input,
         budget,

@@ -247,192 +247,167 @@ pub(crate) fn too_far(number: i64, file: &str, size: &str, how: &str) -> String 
     format!("Line {number} of {file} ({size}) is too far to reach in time: {how}.")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+// ---- descriptions ----
 
-    #[test]
-    fn read_file_sentences() {
-        let budget = ReadBudget::DEFAULT;
-        let file = file_named(Path::new("/data/n.txt"), Some(Path::new("/home/u/n")));
-        assert_eq!(
-            whole_header(&file, 3, "14 B", "3s"),
-            "[/data/n.txt (through the link /home/u/n): 3 lines, 14 B, modified 3s ago]"
-        );
-        assert_eq!(
-            whole_header("/x", 0, "0 B", "1m"),
-            "[/x: empty, modified 1m ago]"
-        );
-        assert_eq!(
-            range_header(&file, (2, 2), Some(3), "14 B", "3s", None),
-            "[/data/n.txt (through the link /home/u/n): line 2 of 3, 14 B, modified 3s ago]"
-        );
-        assert_eq!(
-            range_header("/x", (-100, -41), None, "2 GiB", "3h", Some((-40, &budget))),
-            "[/x: lines -100 to -41 counted from the end, 2 GiB (too large to count its lines), \
-             modified 3h ago; cut to the read budget (64 KiB): continue with start_line -40]"
-        );
-        assert_eq!(
-            range_header("/x", (1, 9), None, "2 GiB", "3h", None),
-            "[/x: lines 1 to 9, 2 GiB (too large to count its lines), modified 3h ago]"
-        );
-        assert_eq!(
-            over_budget(&file, "195.3 KiB", Some(100_000), "3h", "", &budget),
-            "/data/n.txt (through the link /home/u/n) holds 195.3 KiB, 100000 lines, modified 3h \
-             ago: more than the read budget (64 KiB). Read a range with start_line and max_lines \
-             (start_line -100 for the last 100 lines)."
-        );
-        assert_eq!(
-            over_budget("/x", "3 GiB", None, "1m", "with its header, ", &budget),
-            "/x holds 3 GiB, too large to count its lines, modified 1m ago: with its header, more \
-             than the read budget (64 KiB). Read a range with start_line and max_lines \
-             (start_line -100 for the last 100 lines)."
-        );
-        assert_eq!(
-            past_end("/x", 1, 5),
-            "/x has 1 line: start_line 5 is past its end."
-        );
-        assert_eq!(
-            not_text("/x", "it holds a NUL byte", 7),
-            "/x is not a text file: it holds a NUL byte (line 7). Look at it in the terminal \
-             (file, xxd, base64)."
-        );
-        assert_eq!(
-            line_too_long(1, "/x", "1 MiB", true, &budget),
-            "Line 1 of /x holds more than 1 MiB alone, more than the read budget (64 KiB): read \
-             it in the terminal (head -c, cut -c)."
-        );
-        assert_eq!(
-            too_far(30_000, "/x", "1 GiB", "use the terminal (sed -n)"),
-            "Line 30000 of /x (1 GiB) is too far to reach in time: use the terminal (sed -n)."
-        );
-    }
+/// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
+/// missing directories, and the subagent for copies. It tells no way around for binary content:
+/// an agent that needs one encodes it by itself, and pointing to one (`base64 -d`) would invite
+/// it into its context, a third larger and meaningless to the model.
+pub fn write_file_description() -> String {
+    "Write a whole text file on the machine of the terminals, creating or replacing it, with exactly \
+     the content given: nothing is added, end it with a new line if the file needs one. The path is \
+     absolute or starts with ~/. Missing directories are created. To copy a file from your own file \
+     system, if you can start a subagent, have it do both steps, reading the file and writing it \
+     here (rather than reading it yourself or passing its content in its prompt): the file then \
+     fills the subagent's context, discarded once done, instead of yours."
+        .to_owned()
+}
 
-    #[test]
-    fn files_named_through_links() {
-        let (file, link) = (
-            Path::new("/nonexistent"),
-            Path::new("/home/u/files/dangling"),
-        );
-        assert_eq!(file_named(file, None), "/nonexistent");
-        assert_eq!(
-            file_named(file, Some(link)),
-            "/nonexistent (through the link /home/u/files/dangling)"
-        );
-        assert_eq!(
-            written(true, file, None, 13, 0),
-            "Created /nonexistent (13 B)."
-        );
-        assert_eq!(
-            written(true, file, Some(link), 13, 0),
-            "Created /nonexistent (13 B, through the link /home/u/files/dangling)."
-        );
-        let big = Path::new("/data/big.txt");
-        assert_eq!(
-            written(false, big, None, 9, 2_000_000),
-            "Replaced /data/big.txt (9 B, 1.9 MiB before)."
-        );
-        assert_eq!(
-            written(
-                false,
-                big,
-                Some(Path::new("/home/u/link.txt")),
-                9,
-                2_000_000
-            ),
-            "Replaced /data/big.txt (9 B, 1.9 MiB before, through the link /home/u/link.txt)."
-        );
-        assert_eq!(
-            dangling_link(Path::new("/x/y"), true),
-            " It is a symbolic link to /x/y, whose directory does not exist."
-        );
-        assert_eq!(
-            dangling_link(Path::new("/x/y"), false),
-            " It is a symbolic link to /x/y, which does not exist."
-        );
-    }
+/// The description of read_file (`docs/design/files.md`), stating the read budget.
+pub fn read_file_description(budget: ReadBudget) -> String {
+    format!(
+        "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \
+         default, and for 0; negative counts from the end: -100 for the last 100 lines), at most \
+         max_lines (all by default, and for 0). The result holds at most {budget}: a larger file read without a range \
+         tells its size and line count, for you to pick a range. The path is absolute or starts \
+         with ~/."
+    )
+}
 
-    #[test]
-    fn directories() {
-        let (a, b) = (PathBuf::from("/a"), PathBuf::from("/a/b"));
-        assert_eq!(
-            directories_created(&[a.clone(), b.clone()]),
-            " Missing directories created: /a, /a/b. Check the path if you did not mean them."
-        );
-        assert_eq!(directories_undone(&[], &[]), "");
-        assert_eq!(
-            directories_undone(&[b], &[a]),
-            " The directories made for it were removed: /a/b. Directories made for it were \
-             left, no longer empty: /a."
-        );
-        assert_eq!(
-            not_a_directory_above(Path::new("/f"), Path::new("/f/x")),
-            "/f is not a directory: /f/x can not be written under it."
-        );
-    }
+// ---- paths ----
 
-    #[test]
-    fn sizes_in_their_largest_unit_with_one_decimal_at_most() {
-        let cases = [
-            (0, "0 B"),
-            (14, "14 B"),
-            (1023, "1023 B"),
-            (1024, "1 KiB"),
-            (80_000, "78.1 KiB"),
-            (100 * 1024 + 13, "100 KiB"),
-            (64 * 1024, "64 KiB"),
-            (1024 * 1024 - 1, "1024 KiB"),
-            (1024 * 1024, "1 MiB"),
-            (3 << 30, "3 GiB"),
-            (2 << 30, "2 GiB"),
-            ((2 << 30) + 200 * 1024 * 1024, "2.2 GiB"),
-        ];
-        for (bytes, expected) in cases {
-            assert_eq!(size_text(bytes), expected, "{bytes} bytes");
-        }
-    }
+/// write_file refused: the path given ends with `end` (`/`, `/.`), naming a directory.
+pub(crate) fn path_names_a_directory(given: &str, end: &str) -> String {
+    format!(
+        "Path {given:?} ends with \"{end}\", which names a directory: write_file writes a file; \
+         give the path of the file."
+    )
+}
 
-    #[test]
-    fn durations_in_their_largest_unit() {
-        let cases = [
-            (0, "0s"),
-            (3, "3s"),
-            (59, "59s"),
-            (60, "1m"),
-            (3599, "59m"),
-            (3600, "1h"),
-            (47 * 3600 + 3599, "47h"),
-            (48 * 3600, "2d"),
-            (10 * 86_400 + 5, "10d"),
-        ];
-        for (seconds, expected) in cases {
-            assert_eq!(
-                since_text(Duration::from_secs(seconds)),
-                expected,
-                "{seconds} s"
-            );
-        }
-        // Seconds rounded to the nearest, never up from 3.06 s.
-        for (millis, expected) in [(3060, "3s"), (3499, "3s"), (3500, "4s"), (3999, "4s")] {
-            assert_eq!(
-                since_text(Duration::from_millis(millis)),
-                expected,
-                "{millis} ms"
-            );
-        }
-    }
+/// A path refused: it holds a NUL byte.
+pub(crate) fn path_with_nul(given: &str) -> String {
+    format!("Path {given:?} holds a NUL byte, which no file name can hold.")
+}
 
-    #[test]
-    fn a_time_in_the_future_is_now() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
-        assert_eq!(ago_text(now + Duration::from_secs(30), now), "0s");
-        assert_eq!(ago_text(now - Duration::from_secs(3), now), "3s");
-    }
+/// A path starting with `~/` failed: ratd's home directory is unknown.
+pub(crate) fn home_unknown(given: &str) -> String {
+    format!(
+        "Path {given:?} starts with ~/, but the home directory is unknown: give an absolute path."
+    )
+}
 
-    #[test]
-    fn plurals() {
-        assert_eq!(plural(0, "line"), "0 lines");
-        assert_eq!(plural(1, "line"), "1 line");
-        assert_eq!(plural(20_000, "line"), "20000 lines");
+/// A path refused: `~user/...`, another user's home, which rat does not look up.
+pub(crate) fn another_users_home(given: &str) -> String {
+    format!(
+        "Path {given:?} names another user's home (~user), which rat does not look up: give an \
+         absolute path, or one starting with ~/ for your own home."
+    )
+}
+
+/// A path refused: relative.
+pub(crate) fn path_relative(given: &str) -> String {
+    format!(
+        "Path {given:?} is relative: give an absolute path, or one starting with ~/ (list_windows \
+         shows the directories of your windows)."
+    )
+}
+
+// ---- what is not a regular file, and failures ----
+
+/// Refused: `path` is a directory (pointing a read to `ls`).
+pub(crate) fn a_directory(path: &Path, read: bool) -> String {
+    let path = path.display();
+    if read {
+        format!("{path} is a directory, not a file: list it in the terminal (ls).")
+    } else {
+        format!("{path} is a directory, not a file.")
     }
 }
+
+/// Refused: `path` is `kind` (`a FIFO`, `a device`, `a socket`), not a regular file.
+pub(crate) fn not_regular(path: &Path, kind: &str, read: bool) -> String {
+    let tool = if read {
+        "read_file only reads"
+    } else {
+        "write_file only writes"
+    };
+    format!(
+        "{} is not a regular file ({kind}): {tool} regular files.",
+        path.display()
+    )
+}
+
+/// What an operation on `path` was doing, for its failures: `Writing /x`.
+pub(crate) fn writing(path: impl std::fmt::Display) -> String {
+    format!("Writing {path}")
+}
+
+/// `Reading /x`, as [`writing`].
+pub(crate) fn reading(path: impl std::fmt::Display) -> String {
+    format!("Reading {path}")
+}
+
+/// `Creating /x` (a missing directory), as [`writing`].
+pub(crate) fn creating(path: impl std::fmt::Display) -> String {
+    format!("Creating {path}")
+}
+
+/// Why a file operation failed.
+#[derive(Debug)]
+pub(crate) enum Failed<'a> {
+    /// A denied permission: the file can not be `verb` (`read`, `written`, `created`) by `user`.
+    Denied { verb: &'a str, user: &'a str },
+    /// The system's reason, as [`rat_wire::words::os_reason`] words it.
+    Os(String),
+    /// No errno: internal, logged, not shown.
+    Internal,
+}
+
+/// A failed file operation, `what` telling it (`Writing /x`): the system's reason as is
+/// (`Writing /x failed: no space left on device.`), a denied permission naming the user the
+/// terminals run as; `partial` tells the file was truncated before failing.
+pub(crate) fn failed(what: &str, path: &Path, failed: &Failed, partial: bool) -> String {
+    let mut text = match failed {
+        Failed::Denied { verb, user } => format!(
+            "Permission denied: {} can not be {verb} by {user}, the user the terminals run as.",
+            path.display()
+        ),
+        Failed::Os(reason) => format!("{what} failed: {reason}."),
+        Failed::Internal => internal_error(what),
+    };
+    if partial {
+        text += " The file may be partial: write it again once fixed.";
+    }
+    text
+}
+
+/// A file operation failed inside ratd: `Writing /x failed: internal error, logged.`
+pub(crate) fn internal_error(what: &str) -> String {
+    format!("{what} failed: internal error, logged.")
+}
+
+/// write_file failed: the file system did not answer within the call's time.
+pub(crate) fn write_not_answered(path: &str) -> String {
+    format!(
+        "The file system did not answer in time: {path} may still be written, partially or not. \
+         Check it before writing again."
+    )
+}
+
+/// read_file failed: the file system did not answer within the call's time.
+pub(crate) fn read_not_answered(path: &str) -> String {
+    format!("The file system did not answer in time: {path} could not be read.")
+}
+
+/// Told first, once, by the first read_file or write_file of a file a write was cut short in,
+/// by the end of ratd: `size` the content's, `began` when the write began (UTC).
+pub(crate) fn write_cut_short(size: u64, began: &str) -> String {
+    format!(
+        "A write_file of {} to this file was cut short at {began}: ratd ended during it. The file \
+         may be partial or empty: check it, and write it again if needed.",
+        size_text(size)
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,7 @@ use crate::result::ToolResult;
 /// missing directories, or replacing it in place: truncated, then written, keeping its mode,
 /// owner, hard links and extended attributes; a symbolic link is followed.
 pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
-    let what = format!("Writing {}", path.display());
+    let what = text::writing(path.display());
     // checked before opening: opening some devices has effects
     let mut directories = Vec::new();
     let mut was_missing = false;
@@ -208,7 +208,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             // a parent further up is not a directory: found next
             Err(error) if error.raw_os_error() == Some(libc::ENOTDIR) => {}
             Err(error) => {
-                let what = format!("Creating {}", dir.display());
+                let what = text::creating(dir.display());
                 return Err(failure(&error, &what, current, Access::Create, false));
             }
         }
@@ -224,7 +224,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             // created meanwhile by someone else: not ours to name
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && directory.is_dir() => {}
             Err(error) => {
-                let what = format!("Creating {}", dir.display());
+                let what = text::creating(dir.display());
                 let mut refused = failure(&error, &what, directory, Access::Create, false);
                 // Nothing half-done: those made before the failure go again.
                 refused.text += &undo_directories(&made);
