@@ -23,6 +23,12 @@ for fd in range(3):
 os.execvp('sleep', ['sleep', sys.argv[1]])
 ";
 
+/// Seconds for the sleeps of a test, unique to this test process: the `n`th of a block of 20
+/// of its own (each test picks its `n`s, apart from the other tests' ones).
+fn unique_seconds(n: u64) -> u64 {
+    100_000 + u64::from(std::process::id() % 400_000) * 20 + n
+}
+
 /// The pids of the processes running `sleep SECONDS` (their command line exactly that).
 fn sleeping(seconds: u64) -> Vec<u32> {
     let cmdline = format!("sleep\0{seconds}\0");
@@ -70,8 +76,7 @@ async fn every_process_an_agent_leaves_behind_is_named_once() {
     .await;
     f.ready("s", "jobs").await;
     // seconds unique to this process: 251 to 260 of issue 29, shifted
-    let base = 100_000 + u64::from(std::process::id() % 800_000) * 10;
-    let s = |n: u64| base + n - 250;
+    let s = |n: u64| unique_seconds(n - 250);
     let _ended = KillOnDrop((251..=260).map(s).collect());
     std::fs::write(f.home().join("daemon.py"), DAEMON).unwrap();
     let started = f
@@ -138,4 +143,53 @@ async fn every_process_an_agent_leaves_behind_is_named_once() {
     }
     assert!(!running(pid[&257]) && !running(pid[&260]));
     assert!(running(pid[&259]), "the escaped one still runs, unnamed");
+}
+
+/// A process the window's hangup starts: a job that, hung up with the window, starts a program
+/// in a session of its own and ends, as a daemon restarting on SIGHUP does. It did not exist
+/// when the window's processes were noted, before the kill; it carries the window's variables,
+/// and is named, by the name of the program it runs by then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_started_by_the_hangup_is_named() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.create_window(CreateWindow { name: "hup".into() }).await;
+    f.ready("s", "hup").await;
+    let (seconds, waiting) = (unique_seconds(15), unique_seconds(16));
+    let _ended = KillOnDrop(vec![seconds, waiting]);
+    // `wait` returns on a trapped signal at once; the job's own sleep ends with the hangup
+    let started = f
+        .run(
+            "s",
+            "hup",
+            &format!(
+                "sh -c 'trap \"setsid sleep {seconds} & exit\" HUP; touch hup.ready; sleep \
+                 {waiting} & wait' &"
+            ),
+        )
+        .await;
+    assert!(started.text.contains("exit status 0"), "{}", started.text);
+    let ready = f.home().join("hup.ready");
+    eventually("the job's trap is set", || {
+        ready.exists() && sleeping(waiting).len() == 1
+    })
+    .await;
+    assert!(sleeping(seconds).is_empty());
+    let closed = t.close_window(CloseWindow { name: "hup".into() }).await;
+    let started = sleeping(seconds);
+    assert_eq!(
+        started.len(),
+        1,
+        "started once by the hangup: {}",
+        closed.text
+    );
+    assert_eq!(
+        closed.text,
+        format!(
+            "Window hup closed. Still running, detached from it: {0} (sleep). They outlive the \
+             window: kill {0} ends it.",
+            started[0]
+        )
+    );
+    assert!(sleeping(waiting).is_empty());
 }
