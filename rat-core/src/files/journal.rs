@@ -20,8 +20,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::text::size_text;
-
 /// The journal of one tenant's writes: a directory of its own. The writes in progress of a
 /// ratd are slots of one file of it (`slots-PID-N`), opened once: a note is written in a free
 /// slot with `pwrite` and cleared the same way, so that noting a write creates and removes no
@@ -247,10 +245,9 @@ impl Journal {
         if now != cut.left {
             return None;
         }
-        Some(format!(
-            "A write_file of {} to this file was cut short at {}: ratd ended during it. The file may be partial or empty: check it, and write it again if needed.",
-            size_text(cut.bytes),
-            rat_wire::mtls::format_time(cut.began)
+        Some(super::text::write_cut_short(
+            cut.bytes,
+            &rat_wire::mtls::format_time(cut.began),
         ))
     }
 }

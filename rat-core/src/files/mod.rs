@@ -110,31 +110,7 @@ mod write;
 mod input;
 
 pub use input::{ReadFile, WriteFile};
-
-/// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
-/// missing directories, and the subagent for copies. It tells no way around for binary content:
-/// an agent that needs one encodes it by itself, and pointing to one (`base64 -d`) would invite
-/// it into its context, a third larger and meaningless to the model.
-pub fn write_file_description() -> String {
-    "Write a whole text file on the machine of the terminals, creating or replacing it, with exactly \
-     the content given: nothing is added, end it with a new line if the file needs one. The path is \
-     absolute or starts with ~/. Missing directories are created. To copy a file from your own file \
-     system, if you can start a subagent, have it do both steps, reading the file and writing it \
-     here (rather than reading it yourself or passing its content in its prompt): the file then \
-     fills the subagent's context, discarded once done, instead of yours."
-        .to_owned()
-}
-
-/// The description of read_file (`docs/design/files.md`), stating the read budget.
-pub fn read_file_description(budget: ReadBudget) -> String {
-    format!(
-        "Read a text file on the machine of the terminals: whole lines, from start_line (1 by \
-         default, and for 0; negative counts from the end: -100 for the last 100 lines), at most \
-         max_lines (all by default, and for 0). The result holds at most {budget}: a larger file read without a range \
-         tells its size and line count, for you to pick a range. The path is absolute or starts \
-         with ~/."
-    )
-}
+pub use text::{read_file_description, write_file_description};
 
 /// write_file: writes `input.content` to `input.path`, creating the file (and its missing
 /// directories) or replacing it in place, within `deadline` (the call's time, 10 s in ratd).
@@ -162,11 +138,7 @@ pub async fn write_file_noted(
         .find(|end| input.path.ends_with(end));
     if let Some(end) = end.filter(|_| input.path.len() > 1) {
         let refused = ToolResult::refused(
-            format!(
-                "Path {:?} ends with \"{end}\", which names a directory: write_file writes a \
-                 file; give the path of the file.",
-                input.path
-            ),
+            text::path_names_a_directory(&input.path, end),
             "a directory path",
         );
         return first_logs(refused, &input.path, bytes);
@@ -189,13 +161,8 @@ pub async fn write_file_noted(
             }
             None => write::write_now(&path, content.as_bytes()),
         },
-        || format!("Writing {shown} failed: internal error, logged."),
-        || {
-            format!(
-                "The file system did not answer in time: {shown} may still be written, partially \
-                 or not. Check it before writing again."
-            )
-        },
+        || text::internal_error(&text::writing(&shown)),
+        || text::write_not_answered(&shown),
     )
     .await;
     first_logs(with_told(result, told), &shown, bytes)
@@ -241,8 +208,8 @@ pub async fn read_file_noted(
     let result = within(
         deadline,
         move || read::read_now(&path, &input, budget, scan_deadline, SystemTime::now()),
-        || format!("Reading {shown} failed: internal error, logged."),
-        || format!("The file system did not answer in time: {shown} could not be read."),
+        || text::internal_error(&text::reading(&shown)),
+        || text::read_not_answered(&shown),
     )
     .await;
     let mut result = with_told(result, told);
@@ -282,7 +249,7 @@ fn first_logs(mut result: ToolResult, path: &str, bytes: usize) -> ToolResult {
 fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
     if given.contains('\0') {
         return Err(ToolResult::refused(
-            format!("Path {given:?} holds a NUL byte, which no file name can hold."),
+            text::path_with_nul(given),
             "NUL byte in the path",
         ));
     }
@@ -291,9 +258,7 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
             Some(home) if home.is_absolute() => home.join(given[1..].trim_start_matches('/')),
             _ => {
                 return Err(ToolResult::failed(
-                    format!(
-                        "Path {given:?} starts with ~/, but the home directory is unknown: give an absolute path."
-                    ),
+                    text::home_unknown(given),
                     "no home directory",
                 ));
             }
@@ -304,19 +269,13 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
     if given.starts_with('~') && !expanded.is_absolute() {
         // `~alice/x`: another user's home, which rat does not look up.
         return Err(ToolResult::refused(
-            format!(
-                "Path {given:?} names another user's home (~user), which rat does not look up: \
-                 give an absolute path, or one starting with ~/ for your own home."
-            ),
+            text::another_users_home(given),
             "another user's home",
         ));
     }
     if !expanded.is_absolute() {
         return Err(ToolResult::refused(
-            format!(
-                "Path {given:?} is relative: give an absolute path, or one starting with ~/ \
-                 (list_windows shows the directories of your windows)."
-            ),
+            text::path_relative(given),
             "relative path",
         ));
     }
@@ -393,15 +352,11 @@ fn not_regular(path: &Path, file_type: FileType, access: Access) -> Option<ToolR
     if file_type.is_file() {
         return None;
     }
-    let path = path.display();
     if file_type.is_dir() {
-        let text = match access {
-            Access::Read => {
-                format!("{path} is a directory, not a file: list it in the terminal (ls).")
-            }
-            Access::Write | Access::Create => format!("{path} is a directory, not a file."),
-        };
-        return Some(ToolResult::refused(text, "a directory"));
+        return Some(ToolResult::refused(
+            text::a_directory(path, access == Access::Read),
+            "a directory",
+        ));
     }
     let kind = if file_type.is_fifo() {
         "a FIFO"
@@ -412,12 +367,8 @@ fn not_regular(path: &Path, file_type: FileType, access: Access) -> Option<ToolR
     } else {
         "not a file"
     };
-    let tool = match access {
-        Access::Read => "read_file only reads",
-        Access::Write | Access::Create => "write_file only writes",
-    };
     Some(ToolResult::refused(
-        format!("{path} is not a regular file ({kind}): {tool} regular files."),
+        text::not_regular(path, kind, access == Access::Read),
         format!("not a regular file: {kind}"),
     ))
 }
@@ -438,14 +389,7 @@ fn failure(
         && let Some(end) = link_end(path)
     {
         // a dangling link: what is missing is elsewhere
-        text += &format!(
-            " It is a symbolic link to {}, {}.",
-            end.display(),
-            match access {
-                Access::Read => "which does not exist",
-                Access::Write | Access::Create => "whose directory does not exist",
-            }
-        );
+        text += &text::dangling_link(&end, access != Access::Read);
     }
     let cause = match errno {
         Some(errno) => format!("{errno:?}: {error}"),
@@ -462,10 +406,8 @@ fn failure(
     }
 }
 
-/// The text of a failed file operation: the system's reason as is (strerror, first letter
-/// lowered: `Writing /x failed: no space left on device.`), a denied permission naming `user`,
-/// the one ratd and its terminals run as. `partial` tells the file was truncated before failing.
-/// An error without an errno is internal: logged, not shown.
+/// The text of a failed file operation (see [`text::failed`]): a denied permission names
+/// `user`, the one ratd and its terminals run as; an error without an errno is internal.
 fn failure_text(
     errno: Option<Errno>,
     what: &str,
@@ -474,28 +416,19 @@ fn failure_text(
     user: &str,
     partial: bool,
 ) -> String {
-    let mut text = match errno {
-        Some(Errno::EACCES) => {
-            let verb = match access {
+    let failed = match errno {
+        Some(Errno::EACCES) => text::Failed::Denied {
+            verb: match access {
                 Access::Read => "read",
                 Access::Write => "written",
                 Access::Create => "created",
-            };
-            format!(
-                "Permission denied: {} can not be {verb} by {user}, the user the terminals run as.",
-                path.display()
-            )
-        }
-        Some(errno) => format!(
-            "{what} failed: {}.",
-            rat_wire::words::os_reason(errno as i32)
-        ),
-        None => format!("{what} failed: internal error, logged."),
+            },
+            user,
+        },
+        Some(errno) => text::Failed::Os(rat_wire::words::os_reason(errno as i32)),
+        None => text::Failed::Internal,
     };
-    if partial {
-        text += " The file may be partial: write it again once fixed.";
-    }
-    text
+    text::failed(what, path, &failed, partial)
 }
 
 /// Whether a failure with `errno` comes from the agent's input or the state it asked about

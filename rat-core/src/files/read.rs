@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Instant, SystemTime};
 
 use super::scan::{self, LineStart, NotText, Offence, Scanner};
-use super::text::{ago_text, plural, size_text};
+use super::text::{self, ago_text, size_text};
 use super::{Access, ReadFile, failure, linked_file, not_regular};
 use crate::result::{ReadBudget, ToolResult};
 
@@ -46,7 +46,7 @@ pub(super) struct Opened {
 /// blocking (a FIFO put in place of the file checked would block until written to), and checked
 /// again once opened (`fstat`), as the file opened may not be the one checked.
 pub(super) fn open(path: &Path) -> Result<Opened, ToolResult> {
-    let what = format!("Reading {}", path.display());
+    let what = text::reading(path.display());
     let fail = |error: &io::Error| failure(error, &what, path, Access::Read, false);
     let meta = fs::metadata(path).map_err(|error| fail(&error))?;
     if let Some(refused) = not_regular(path, meta.file_type(), Access::Read) {
@@ -80,13 +80,13 @@ pub(super) fn read_opened(
 ) -> ToolResult {
     // through a symbolic link, the file read is named, and the link
     let shown = match linked_file(path, &opened.file) {
-        Some(file) => format!("{} (through the link {})", file.display(), path.display()),
-        None => path.display().to_string(),
+        Some(file) => text::file_named(&file, Some(path)),
+        None => text::file_named(path, None),
     };
     let mut read = FileRead {
         path,
         shown,
-        what: format!("Reading {}", path.display()),
+        what: text::reading(path.display()),
         file: opened.file,
         input,
         budget,
@@ -168,17 +168,12 @@ impl FileRead<'_> {
         }
         if !over {
             let lines = tally.lines();
-            let header = if lines == 0 {
-                format!("[{}: empty, modified {} ago]", self.shown, self.ago())
-            } else {
-                format!(
-                    "[{}: {}, {}, modified {} ago]",
-                    self.shown,
-                    plural(lines, "line"),
-                    size_text(data.len() as u64),
-                    self.ago()
-                )
-            };
+            let header = text::whole_header(
+                &self.shown,
+                lines,
+                &size_text(data.len() as u64),
+                &self.ago(),
+            );
             let text = with_header(header, &self.numbered(&data, 1));
             if text.len() <= budget {
                 let bytes = text.len();
@@ -197,9 +192,6 @@ impl FileRead<'_> {
             Ok(None) => None,
             Err(error) => return self.fail(&error),
         };
-        let count = counted.map_or("too large to count its lines".to_owned(), |lines| {
-            plural(lines, "line")
-        });
         // A file under the budget by itself is over it once its header (and line numbers) is
         // added: said so, or "more than the read budget" reads as false beside its size.
         let with = match (over, self.input.line_numbers == Some(true)) {
@@ -207,13 +199,13 @@ impl FileRead<'_> {
             (false, false) => "with its header, ",
             (false, true) => "with its header and line numbers, ",
         };
-        ToolResult::message(format!(
-            "{} holds {}, {count}, modified {} ago: {with}more than the read budget ({}). Read a \
-             range with start_line and max_lines (start_line -100 for the last 100 lines).",
-            self.shown,
-            self.size_text(),
-            self.ago(),
-            self.budget
+        ToolResult::message(text::over_budget(
+            &self.shown,
+            &self.size_text(),
+            counted,
+            &self.ago(),
+            with,
+            &self.budget,
         ))
         .with_log("lines", 0)
         .with_log("cut", false)
@@ -269,11 +261,7 @@ impl FileRead<'_> {
                 Ok(Some((LineStart::Past { lines }, read))) => {
                     self.seen = self.seen.max(read);
                     return ToolResult::refused(
-                        format!(
-                            "{} has {}: start_line {asked} is past its end.",
-                            self.shown,
-                            plural(lines, "line")
-                        ),
+                        text::past_end(&self.shown, lines, asked),
                         "start_line past the end",
                     );
                 }
@@ -372,30 +360,13 @@ impl FileRead<'_> {
     /// The header of the lines `first` to `last`, out of `total` if counted, telling where to
     /// continue after a cut at `next`.
     fn header(&self, first: i64, last: i64, total: Option<u64>, next: Option<i64>) -> String {
-        let mut lines = if first == last {
-            format!("line {first}")
-        } else {
-            format!("lines {first} to {last}")
-        };
-        let mut size = self.size_text();
-        match total {
-            _ if first < 0 => {
-                lines += " counted from the end";
-                size += " (too large to count its lines)";
-            }
-            Some(total) => lines += &format!(" of {total}"),
-            None => size += " (too large to count its lines)",
-        }
-        let cut = next.map_or(String::new(), |next| {
-            format!(
-                "; cut to the read budget ({}): continue with start_line {next}",
-                self.budget
-            )
-        });
-        format!(
-            "[{}: {lines}, {size}, modified {} ago{cut}]",
-            self.shown,
-            self.ago()
+        text::range_header(
+            &self.shown,
+            (first, last),
+            total,
+            &self.size_text(),
+            &self.ago(),
+            next.map(|next| (next, &self.budget)),
         )
     }
 
@@ -421,27 +392,19 @@ impl FileRead<'_> {
             Offence::Nul => ("it holds a NUL byte", "not text: NUL byte"),
             Offence::InvalidUtf8 => ("it is not valid UTF-8", "not text: invalid UTF-8"),
         };
-        ToolResult::refused(
-            format!(
-                "{} is not a text file: {why} (line {line}). Look at it in the terminal (file, xxd, \
-                 base64).",
-                self.shown
-            ),
-            cause,
-        )
+        ToolResult::refused(text::not_text(&self.shown, why, line), cause)
     }
 
     /// Refuses line `number`, of `size` bytes (at least, if `at_least`), over the read budget
     /// alone: it can not be cut into lines.
     fn line_too_long(&self, number: i64, size: u64, at_least: bool) -> Done {
-        let more = if at_least { "more than " } else { "" };
         ToolResult::refused(
-            format!(
-                "Line {number} of {} holds {more}{} alone, more than the read budget ({}): read it \
-                 in the terminal (head -c, cut -c).",
-                self.shown,
-                size_text(size),
-                self.budget
+            text::line_too_long(
+                number,
+                &self.shown,
+                &size_text(size),
+                at_least,
+                &self.budget,
             ),
             "a line over the read budget",
         )
@@ -450,11 +413,7 @@ impl FileRead<'_> {
     /// Refuses line `number`, which could not be reached before the deadline, pointing to how.
     fn too_far(&self, number: i64, how: &str) -> Done {
         ToolResult::refused(
-            format!(
-                "Line {number} of {} ({}) is too far to reach in time: {how}.",
-                self.shown,
-                self.size_text()
-            ),
+            text::too_far(number, &self.shown, &self.size_text(), how),
             "scan deadline reached",
         )
     }

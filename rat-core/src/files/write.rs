@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::text::size_text;
+use super::text;
 use super::{Access, failure, linked_file, not_regular};
 use crate::result::ToolResult;
 
@@ -13,7 +13,7 @@ use crate::result::ToolResult;
 /// missing directories, or replacing it in place: truncated, then written, keeping its mode,
 /// owner, hard links and extended attributes; a symbolic link is followed.
 pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
-    let what = format!("Writing {}", path.display());
+    let what = text::writing(path.display());
     // checked before opening: opening some devices has effects
     let mut directories = Vec::new();
     let mut was_missing = false;
@@ -56,14 +56,6 @@ fn real_name(path: &Path) -> PathBuf {
     }
 }
 
-fn joined(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Removes the directories made by a call that then failed (see [`remove_directories`]), and
 /// tells it, naming them by their real paths: those removed, and those left because something
 /// else came into them meanwhile.
@@ -71,20 +63,7 @@ fn undo_directories(directories: &[PathBuf]) -> String {
     let names: Vec<PathBuf> = directories.iter().map(|d| real_name(d)).collect();
     let left = remove_directories(directories).len();
     let (kept, removed) = names.split_at(left);
-    let mut text = String::new();
-    if !removed.is_empty() {
-        text += &format!(
-            " The directories made for it were removed: {}.",
-            joined(removed)
-        );
-    }
-    if !kept.is_empty() {
-        text += &format!(
-            " Directories made for it were left, no longer empty: {}.",
-            joined(kept)
-        );
-    }
-    text
+    text::directories_undone(removed, kept)
 }
 
 /// The rest of [`write_now`], once the missing directories are made: open, check, write.
@@ -136,32 +115,18 @@ fn write_opened(
     if let Err(errno) = nix::unistd::close(file) {
         return failure(&io::Error::from(errno), &what, path, Access::Write, true);
     }
-    let size = size_text(content.len() as u64);
+    let size = content.len() as u64;
     let shown = real_name(path);
     // through a symbolic link, the file written is named, and the link after its size
-    let (written, through) = match &linked {
-        Some(real) => (
-            real.display(),
-            format!(", through the link {}", shown.display()),
-        ),
-        None => (shown.display(), String::new()),
-    };
-    let mut text = if created {
-        format!("Created {written} ({size}{through}).")
-    } else {
-        format!(
-            "Replaced {written} ({size}, {} before{through}).",
-            size_text(former)
-        )
+    let mut answer = match &linked {
+        Some(real) => text::written(created, real, Some(&shown), size, former),
+        None => text::written(created, &shown, None, size, former),
     };
     if !directories.is_empty() {
         let names: Vec<PathBuf> = directories.iter().map(|d| real_name(d)).collect();
-        text += &format!(
-            " Missing directories created: {}. Check the path if you did not mean them.",
-            joined(&names)
-        );
+        answer += &text::directories_created(&names);
     }
-    ToolResult::ok(text)
+    ToolResult::ok(answer)
         .with_log("created", created)
         .with_log("former_size", former)
         .with_log("directories_created", directories.len())
@@ -235,11 +200,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             Ok(meta) if meta.is_dir() => break,
             Ok(_) => {
                 return Err(ToolResult::refused(
-                    format!(
-                        "{} is not a directory: {} can not be written under it.",
-                        current.display(),
-                        file.display()
-                    ),
+                    text::not_a_directory_above(current, file),
                     "a parent is not a directory",
                 ));
             }
@@ -247,7 +208,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             // a parent further up is not a directory: found next
             Err(error) if error.raw_os_error() == Some(libc::ENOTDIR) => {}
             Err(error) => {
-                let what = format!("Creating {}", dir.display());
+                let what = text::creating(dir.display());
                 return Err(failure(&error, &what, current, Access::Create, false));
             }
         }
@@ -263,7 +224,7 @@ fn create_directories(dir: &Path, file: &Path) -> Result<Vec<PathBuf>, ToolResul
             // created meanwhile by someone else: not ours to name
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && directory.is_dir() => {}
             Err(error) => {
-                let what = format!("Creating {}", dir.display());
+                let what = text::creating(dir.display());
                 let mut refused = failure(&error, &what, directory, Access::Create, false);
                 // Nothing half-done: those made before the failure go again.
                 refused.text += &undo_directories(&made);

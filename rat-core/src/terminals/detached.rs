@@ -17,13 +17,16 @@
 //! running as another user) and also left the session and the shell's descendants.
 //!
 //! After the kill, those still running, neither zombies nor a pid reused since (its start time
-//! tells), are the ones left.
+//! tells), are the ones left, with those the marks find that did not exist before the kill: a
+//! process the hangup started (a daemon restarting on SIGHUP, a job's trap), a fork of one
+//! noted. They are looked for once the known ones are all gone, and at the end of the grace.
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use super::foreground::{Stat, escape, stat};
+use super::texts;
 
 /// A process noted before a kill: its pid and start time (which tells a reused pid apart).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,10 +111,32 @@ fn marked(all: &HashMap<u32, Stat>, marks: &Marks) -> Vec<u32> {
         .collect()
 }
 
+/// What a window ran, noted before its kill: its processes, and what marks those started from
+/// its pane (to find, after the kill, those started since).
+#[derive(Debug, Default)]
+pub(crate) struct Before {
+    /// The pane's shell, which ends with the window: never named.
+    pane_pid: u32,
+    /// Its processes, by pid.
+    noted: Vec<Noted>,
+    /// The marks of its pane, `None` when its shell's environment could not be read.
+    marks: Option<Marks>,
+}
+
+/// `pid` of `all` as noted, unless it is a zombie or gone.
+fn noted(all: &HashMap<u32, Stat>, pid: u32) -> Option<Noted> {
+    let s = all.get(&pid)?;
+    (s.state != b'Z').then(|| Noted {
+        pid,
+        start: s.start,
+        name: escape(&s.comm),
+    })
+}
+
 /// The processes of the pane whose shell is `pane_pid`: those whose environment holds the
 /// pane's marks, those of its session, and its shell's descendants; the shell itself left out,
 /// as it ends with the window.
-pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
+pub(crate) fn note(pane_pid: u32) -> Before {
     let all = all_processes();
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for (&pid, s) in &all {
@@ -122,8 +147,9 @@ pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
         .filter(|(_, s)| s.session == pane_pid)
         .map(|(&pid, _)| pid)
         .collect();
-    if let Some(marks) = pane_marks(pane_pid) {
-        found.extend(marked(&all, &marks));
+    let marks = pane_marks(pane_pid);
+    if let Some(marks) = &marks {
+        found.extend(marked(&all, marks));
     }
     let mut seen = HashSet::from([pane_pid]);
     let mut stack = vec![pane_pid];
@@ -139,63 +165,83 @@ pub(crate) fn note(pane_pid: u32) -> Vec<Noted> {
     found.remove(&std::process::id());
     let mut noted: Vec<Noted> = found
         .into_iter()
-        .filter_map(|pid| {
-            let s = all.get(&pid)?;
-            (s.state != b'Z').then(|| Noted {
-                pid,
-                start: s.start,
-                name: escape(&s.comm),
-            })
-        })
+        .filter_map(|pid| noted(&all, pid))
         .collect();
     noted.sort_by_key(|n| n.pid);
-    noted
+    Before {
+        pane_pid,
+        noted,
+        marks,
+    }
 }
 
-fn still_running(n: &Noted) -> bool {
-    stat(n.pid).is_some_and(|s| s.start == n.start && s.state != b'Z')
+impl Before {
+    /// The processes noted, by pid.
+    #[cfg(test)]
+    fn noted(&self) -> &[Noted] {
+        &self.noted
+    }
+
+    /// Adds to `left` the processes started from the pane since it was noted (a process the
+    /// hangup started, a daemon's fork): running, with the pane's marks, and not yet in `left`.
+    fn started_since(&self, left: &mut Vec<Noted>) {
+        let Some(marks) = &self.marks else {
+            return;
+        };
+        let all = all_processes();
+        for pid in marked(&all, marks) {
+            if pid != self.pane_pid
+                && pid != std::process::id()
+                && !left.iter().any(|n| n.pid == pid)
+                && let Some(noted) = noted(&all, pid)
+            {
+                left.push(noted);
+            }
+        }
+    }
 }
 
-/// Of the processes `noted` before a kill, those still running once the window's own have had
-/// `grace` to end (they end on the hangup of the terminal, within milliseconds): polled, so that
-/// a window leaving nothing returns as soon as its processes are gone.
-pub(crate) async fn left_running(noted: Vec<Noted>, grace: Duration) -> Vec<Noted> {
+/// Whether `n` still runs (neither gone, nor a zombie, nor its pid reused since), its name
+/// brought up to date: a process noted as it started may have executed a program since
+/// (`setsid` running `sleep`).
+fn still_running(n: &mut Noted) -> bool {
+    match stat(n.pid) {
+        Some(s) if s.start == n.start && s.state != b'Z' => {
+            n.name = escape(&s.comm);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Of the processes of a window noted before its kill (`before`), those still running once the
+/// window's own have had `grace` to end (they end on the hangup of the terminal, within
+/// milliseconds), with those started from it since (found by the pane's marks, looked for
+/// whenever the ones known are all gone, and at the end). Polled, so that a window leaving
+/// nothing returns as soon as its processes are gone; sorted by pid.
+pub(crate) async fn left_running(before: Before, grace: Duration) -> Vec<Noted> {
     let deadline = tokio::time::Instant::now() + grace;
-    let mut left = noted;
+    let mut left = before.noted.clone();
     loop {
-        left.retain(still_running);
-        if left.is_empty() || tokio::time::Instant::now() >= deadline {
-            return left;
+        left.retain_mut(still_running);
+        let over = tokio::time::Instant::now() >= deadline;
+        if left.is_empty() || over {
+            let known = left.len();
+            before.started_since(&mut left);
+            if left.len() == known || over {
+                left.sort_by_key(|n| n.pid);
+                return left;
+            }
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
-/// How many processes left running a result names.
-const NAMED: usize = 10;
-
-/// The sentence of `close_window` naming the processes left running, or nothing.
+/// The sentence of `close_window` naming the processes left running (their pid and name, the
+/// first [`texts::NAMED_LEFT`] of them), or nothing.
 pub(crate) fn left_text(left: &[Noted]) -> String {
-    if left.is_empty() {
-        return String::new();
-    }
-    let named: Vec<String> = left
-        .iter()
-        .take(NAMED)
-        .map(|n| format!("{} ({})", n.pid, n.name))
-        .collect();
-    let more = if left.len() > NAMED {
-        format!(" and {} more", left.len() - NAMED)
-    } else {
-        String::new()
-    };
-    let pids: Vec<String> = left.iter().take(NAMED).map(|n| n.pid.to_string()).collect();
-    format!(
-        " Still running, detached from it: {}{more}. They outlive the window: kill {} ends {}.",
-        named.join(", "),
-        pids.join(" "),
-        if pids.len() == 1 { "it" } else { "them" }
-    )
+    let named: Vec<(u32, &str)> = left.iter().map(|n| (n.pid, n.name.as_str())).collect();
+    texts::left_running(&named)
 }
 
 #[cfg(test)]
@@ -254,11 +300,24 @@ mod tests {
             .unwrap();
         let pid = child.id();
         let me = note(std::process::id());
-        assert!(me.iter().any(|n| n.pid == pid), "{me:?}");
-        let it: Vec<Noted> = me.into_iter().filter(|n| n.pid == pid).collect();
-        assert_eq!(left_running(it.clone(), Duration::ZERO).await, it);
+        assert!(me.noted().iter().any(|n| n.pid == pid), "{me:?}");
+        let it: Vec<Noted> = me
+            .noted()
+            .iter()
+            .filter(|n| n.pid == pid)
+            .cloned()
+            .collect();
+        let only = |noted: &[Noted]| Before {
+            pane_pid: std::process::id(),
+            noted: noted.to_vec(),
+            marks: None,
+        };
+        assert_eq!(left_running(only(&it), Duration::ZERO).await, it);
         child.kill().unwrap();
         child.wait().unwrap();
-        assert_eq!(left_running(it, Duration::from_secs(5)).await, vec![]);
+        assert_eq!(
+            left_running(only(&it), Duration::from_secs(5)).await,
+            vec![]
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! run): a private socket and a home directory per test, set up by `common`.
 //!
 //! - `basic`: waits, statuses, the check, startup files, windows and their lifecycle.
+//! - `detached`: what a closed window leaves running, as an agent leaves it.
 //! - `exact`: odd characters, the cursor, full-screen mode, long key lists, closed windows.
 //! - `frameworks`: the prompt frameworks users have (`scripts/test` installs them).
 //! - `locale`: non-ASCII text whatever ratd's locale.
@@ -19,6 +20,7 @@
 mod answers;
 mod basic;
 mod common;
+mod detached;
 mod exact;
 mod frameworks;
 mod keys_tmux;

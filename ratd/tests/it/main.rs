@@ -8,6 +8,7 @@ mod service_common;
 
 mod attacks;
 mod bodies;
+mod bounds;
 mod cancellation;
 mod cli;
 mod refusals;

@@ -8,9 +8,13 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, JsonObje
 use rmcp::service::{PeerRequestOptions, RunningService};
 use serde_json::json;
 
-type Client = RunningService<RoleClient, rmcp::model::ClientConfig>;
+pub(crate) type Client = RunningService<RoleClient, rmcp::model::ClientConfig>;
 
-async fn call(client: &Client, tool: &str, arguments: serde_json::Value) -> CallToolResult {
+pub(crate) async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> CallToolResult {
     let arguments: JsonObject = match arguments {
         serde_json::Value::Object(map) => map,
         other => panic!("arguments must be an object: {other}"),
@@ -21,7 +25,7 @@ async fn call(client: &Client, tool: &str, arguments: serde_json::Value) -> Call
         .unwrap_or_else(|error| panic!("{tool}: {error}"))
 }
 
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -41,7 +45,7 @@ async fn send_line(client: &Client, window: &str, line: &str) -> CallToolResult 
 }
 
 /// wait_window on `window`, 20 s at most: the call's result.
-async fn wait_window(client: &Client, window: &str) -> CallToolResult {
+pub(crate) async fn wait_window(client: &Client, window: &str) -> CallToolResult {
     call(
         client,
         "wait_window",
@@ -51,7 +55,7 @@ async fn wait_window(client: &Client, window: &str) -> CallToolResult {
 }
 
 /// Waits until `window` of `client` shows a prompt: wait_window for its first prompt.
-async fn wait_prompt(client: &Client, window: &str) {
+pub(crate) async fn wait_prompt(client: &Client, window: &str) {
     let result = wait_window(client, window).await;
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
 }

@@ -75,6 +75,35 @@ pub(crate) fn window_closed(name: &str, left: &str, last: bool) -> String {
     }
 }
 
+/// How many processes left running close_window's answer names.
+pub(crate) const NAMED_LEFT: usize = 10;
+
+/// Added to close_window's answer: the processes started from the window that outlive it,
+/// `(pid, name)` in pid order, the first [`NAMED_LEFT`] named, with the `kill` that ends them;
+/// nothing when none is left.
+pub(crate) fn left_running(left: &[(u32, &str)]) -> String {
+    if left.is_empty() {
+        return String::new();
+    }
+    let shown = &left[..left.len().min(NAMED_LEFT)];
+    let named: Vec<String> = shown
+        .iter()
+        .map(|(pid, name)| format!("{pid} ({name})"))
+        .collect();
+    let more = if left.len() > NAMED_LEFT {
+        format!(" and {} more", left.len() - NAMED_LEFT)
+    } else {
+        String::new()
+    };
+    let pids: Vec<String> = shown.iter().map(|(pid, _)| pid.to_string()).collect();
+    format!(
+        " Still running, detached from it: {}{more}. They outlive the window: kill {} ends {}.",
+        named.join(", "),
+        pids.join(" "),
+        if pids.len() == 1 { "it" } else { "them" }
+    )
+}
+
 /// How to see whether close_window took effect, after tmux did not answer.
 pub(crate) const LOOK_CLOSED: &str = "list_windows shows whether it is still there";
 
