@@ -1,6 +1,6 @@
 //! The table of tools, and the one entry point of a call ([`call`]).
 //!
-//! A tool is a type implementing [`Tool`](crate::tool::Tool), in a file of its own here, and a
+//! A tool is a type implementing [`Tool`], in a file of its own here, and a
 //! line of `TABLE` ([`TOOLS`]). Everything else is read from the table: the names and the
 //! order clients list the tools in, the catalog (`crate::catalog`), the schemas the arguments are checked
 //! against, the waits, and `rat-wire/src/tools.json`, what rat knows of the tools (a test
