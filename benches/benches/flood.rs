@@ -9,7 +9,7 @@
 //!
 //! 1. quiet: nothing else connected;
 //! 2. under the flood: 6000 TCP connections sending nothing and 300 sending a ClientHello one
-//!    byte every 200 ms, each reopened as soon as ratd closes it (the attack of issue 28), run
+//!    byte every 200 ms, each reopened as soon as ratd closes it (an attack without a certificate), run
 //!    on a thread and a runtime of their own as an attacker's process would. The goal: p50
 //!    under 100 ms, every call within 2 s.
 //!

@@ -1,4 +1,4 @@
-//! write_file and read_file through symbolic links as an agent meets them (issue 29): paths
+//! write_file and read_file through symbolic links as an agent meets them: paths
 //! given from its home (`~/...`), links leading out of it, dangling, relative and chained. Each
 //! answer names the file really written or read, then the link as the agent's path reaches it;
 //! what landed where is checked on disk.

@@ -1,4 +1,4 @@
-//! What a closed window leaves running, as an agent leaves it: the commands of issue 29 typed as
+//! What a closed window leaves running, as an agent leaves it: the commands an agent types, typed as
 //! they were (`setsid sleep 251 & nohup sleep 252 & (sleep 253 &); setsid -f sleep 254`), with
 //! `disown`, a daemon forking twice, a job and a command that end with the window, and what
 //! escapes by design (`env -i` out of the window's session). The processes are found by their
@@ -75,7 +75,7 @@ async fn every_process_an_agent_leaves_behind_is_named_once() {
     })
     .await;
     f.ready("s", "jobs").await;
-    // seconds unique to this process: 251 to 260 of issue 29, shifted
+    // seconds unique to this process: 251 to 260 as first reported, shifted
     let s = |n: u64| unique_seconds(n - 250);
     let _ended = KillOnDrop((251..=260).map(s).collect());
     std::fs::write(f.home().join("daemon.py"), DAEMON).unwrap();

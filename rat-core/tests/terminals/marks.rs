@@ -1,4 +1,4 @@
-//! Issue 27's situations as an agent meets them, with the exact answers: a command's rows are
+//! The situations where answers went false before marks, as an agent meets them, with the exact answers: a command's rows are
 //! the ones its marks framed (the transcript), whatever the screen shows around them.
 
 use crate::common::*;
@@ -22,7 +22,7 @@ fn numbers(from: u32, to: u32) -> String {
 
 #[tokio::test]
 async fn a_clear_before_the_rows_leaves_all_of_them() {
-    // Issue 27, 2: `clear; seq 100` told all 100 rows, none "gone", the call reaching the
+    // `clear; seq 100` told all 100 rows, none "gone", the call reaching the
     // first reaching it.
     let f = start_ready().await;
     let t = f.controller.session("s");
@@ -61,7 +61,7 @@ async fn a_clear_before_the_rows_leaves_all_of_them() {
 
 #[tokio::test]
 async fn a_full_screen_mode_left_on_is_told_once_and_hides_nothing_after() {
-    // Issue 27, 3: `tput smcup` leaves the alternate screen on: told once, with its way out;
+    // `tput smcup` leaves the alternate screen on: told once, with its way out;
     // the commands after are told with their rows.
     let f = start_ready().await;
     // What it printed on the alternate screen is a full-screen program's, not its rows.
@@ -90,7 +90,7 @@ async fn a_full_screen_mode_left_on_is_told_once_and_hides_nothing_after() {
 
 #[tokio::test]
 async fn a_full_screen_program_quit_leaves_no_stale_row() {
-    // Issue 27, 4: `q` to a full-screen program: nothing printed, no row of its old screen.
+    // `q` to a full-screen program: nothing printed, no row of its old screen.
     let f = start_ready().await;
     let t = f.controller.session("s");
     let r = t.send_text(run_text("main", "seq 50 | less", 1)).await.text;
@@ -110,7 +110,7 @@ async fn a_full_screen_program_quit_leaves_no_stale_row() {
 
 #[tokio::test]
 async fn a_command_taller_than_the_screen_shows_its_rows_exactly() {
-    // Issue 27, 8: a pasted heredoc of 30 lines then two commands; 30 `echo` lines.
+    // a pasted heredoc of 30 lines then two commands; 30 `echo` lines.
     let f = start_ready().await;
     let x = f.home().join("x");
     let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
@@ -139,7 +139,7 @@ async fn a_command_taller_than_the_screen_shows_its_rows_exactly() {
 
 #[tokio::test]
 async fn echo_off_changes_no_row() {
-    // Issue 27, 9: after `stty -echo`, a command's one row is its one row.
+    // after `stty -echo`, a command's one row is its one row.
     let f = start_ready().await;
     assert_eq!(
         ran(&f, "stty -echo", 10).await,
@@ -153,7 +153,7 @@ async fn echo_off_changes_no_row() {
 
 #[tokio::test]
 async fn a_second_wait_tells_only_the_rows_since() {
-    // Issue 27, 10: rows are told once.
+    // rows are told once.
     let f = start_ready().await;
     let t = f.controller.session("s");
     let r = ran(&f, "echo start; sleep 2; echo end", 1).await;
@@ -172,7 +172,7 @@ async fn a_second_wait_tells_only_the_rows_since() {
 
 #[tokio::test]
 async fn prompt_rows_are_never_output() {
-    // Issue 27, 11: a two-line PS1, and lines edited with vi-mode keys.
+    // a two-line PS1, and lines edited with vi-mode keys.
     let f = start_ready().await;
     let t = f.controller.session("s");
     assert_eq!(
@@ -216,7 +216,7 @@ async fn prompt_rows_are_never_output() {
 
 #[tokio::test]
 async fn two_clients_racing_on_a_window_each_hear_of_their_own_command() {
-    // Issue 27, 12: A's command runs 3 s; B sends its own 0.3 s after. A is told its own
+    // A's command runs 3 s; B sends its own 0.3 s after. A is told its own
     // rows and status, and that a later input ran after it; B its own.
     let f = start_ready().await;
     let a = f.controller.session("s");

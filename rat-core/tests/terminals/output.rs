@@ -31,7 +31,7 @@ async fn a_command_printing_three_rows_is_answered_with_them_in_one_call() {
         f.redact(&r.text),
         "main: the command finished Ns ago, exit status 0.\n[3 rows printed]\na\nb\nc"
     );
-    // wait_window afterwards tells only the rows printed since: none (issue 27, 10).
+    // wait_window afterwards tells only the rows printed since: none.
     let w = waited(&t, "main", 5).await;
     assert_eq!(
         f.redact(&w.text),
@@ -356,7 +356,7 @@ async fn a_clear_with_no_history_shows_the_rows_left() {
     let r = t
         .send_text(run_text("main", "clear; echo after-clear", 10))
         .await;
-    // The rows the command erased are not its rows; those after are, whole (issue 27, 2).
+    // The rows the command erased are not its rows; those after are, whole.
     let status = "main: the command finished Ns ago, exit status 0.";
     assert_eq!(
         f.redact(&r.text),

@@ -1,4 +1,4 @@
-//! One set of bounds (issue 29), as an agent meets them through a real ratd: read_file's
+//! One set of bounds, as an agent meets them through a real ratd: read_file's
 //! `start_line` 0 and `max_lines` 0 read as if absent, the whole file; a send's `wait_seconds`
 //! 0 or absent returns at once, 50 waits, 51 and -1 are refused with nothing sent; wait_window's
 //! `max_seconds` 1 to 50.
