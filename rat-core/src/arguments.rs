@@ -49,7 +49,7 @@ pub fn check(
             texts::arguments_refused(
                 tool,
                 &texts::argument_unknown(&shown, &known),
-                &format!("without {shown}"),
+                &texts::fix_without(&shown),
             ),
             "invalid arguments: one its schema lacks",
         ));
@@ -91,7 +91,7 @@ pub(crate) fn read<T: DeserializeOwned>(
 
 fn refused(tool: &str, name: &str, problem: &str) -> ToolResult {
     ToolResult::refused(
-        texts::arguments_refused(tool, problem, &format!("with {name}")),
+        texts::arguments_refused(tool, problem, &texts::fix_with(name)),
         format!("invalid arguments: {name} does not fit its schema"),
     )
 }
@@ -100,23 +100,18 @@ fn refused(tool: &str, name: &str, problem: &str) -> ToolResult {
 /// `a whole number from 1 to 50`, `a list of strings`.
 fn allowed(property: &Value) -> String {
     match property.get("type").and_then(Value::as_str) {
-        Some("string") => "a string".into(),
-        Some("boolean") => "true or false".into(),
+        Some("string") => texts::ALLOWED_STRING.into(),
+        Some("boolean") => texts::ALLOWED_BOOLEAN.into(),
         Some("integer") => {
             let (low, high) = bounds(property);
-            match (low, high) {
-                (Some(low), Some(high)) => format!("a whole number from {low} to {high}"),
-                (Some(low), None) => format!("a whole number, {low} or more"),
-                (None, Some(high)) => format!("a whole number, {high} or less"),
-                (None, None) => "a whole number".into(),
-            }
+            texts::allowed_whole_number(low, high)
         }
         Some("array") => match property.pointer("/items/type").and_then(Value::as_str) {
-            Some("string") => "a list of strings".into(),
-            _ => "a list".into(),
+            Some("string") => texts::ALLOWED_STRINGS.into(),
+            _ => texts::ALLOWED_LIST.into(),
         },
-        Some(other) => format!("of type {other}"),
-        None => "as its schema tells".into(),
+        Some(other) => texts::allowed_type(other),
+        None => texts::ALLOWED_BY_SCHEMA.into(),
     }
 }
 
@@ -160,7 +155,7 @@ fn fit(name: &str, property: &Value, value: &mut Value) -> Result<(), String> {
                 let high = schema_high.or(high).unwrap_or(i128::MAX);
                 return Err(texts::argument_wrong(
                     name,
-                    &format!("a whole number from {low} to {high}"),
+                    &texts::allowed_whole_number(Some(low), Some(high)),
                     &shown(value),
                 ));
             }

@@ -47,3 +47,39 @@ pub(crate) fn argument_unknown(shown: &str, known: &[&str]) -> String {
 /// Arguments that passed the check against the schema and still do not read as the tool's
 /// input (the check lacks what the type refuses).
 pub(crate) const ARGUMENTS_UNREAD: &str = "they do not read as its input";
+
+/// The fix of a call refused for an argument its schema lacks: `without "recursive"`.
+pub(crate) fn fix_without(shown: &str) -> String {
+    format!("without {shown}")
+}
+
+/// The fix of a call refused for an argument's value: `with scrollback_rows`.
+pub(crate) fn fix_with(name: &str) -> String {
+    format!("with {name}")
+}
+
+/// What a string argument allows.
+pub(crate) const ALLOWED_STRING: &str = "a string";
+/// What a boolean argument allows.
+pub(crate) const ALLOWED_BOOLEAN: &str = "true or false";
+/// What a list of strings allows.
+pub(crate) const ALLOWED_STRINGS: &str = "a list of strings";
+/// What a list of anything allows.
+pub(crate) const ALLOWED_LIST: &str = "a list";
+/// What an argument of a type the schema names allows, when the schema names no known type.
+pub(crate) const ALLOWED_BY_SCHEMA: &str = "as its schema tells";
+
+/// What a whole-number argument allows, with its bounds: `a whole number from 1 to 50`.
+pub(crate) fn allowed_whole_number(low: Option<i128>, high: Option<i128>) -> String {
+    match (low, high) {
+        (Some(low), Some(high)) => format!("a whole number from {low} to {high}"),
+        (Some(low), None) => format!("a whole number, {low} or more"),
+        (None, Some(high)) => format!("a whole number, {high} or less"),
+        (None, None) => "a whole number".into(),
+    }
+}
+
+/// What an argument of another JSON type allows: `of type object`.
+pub(crate) fn allowed_type(name: &str) -> String {
+    format!("of type {name}")
+}
