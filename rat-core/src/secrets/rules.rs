@@ -425,7 +425,7 @@ pub(crate) fn says_secret(name: &[u8]) -> Option<&'static str> {
 /// The endings of [`says_secret`] as bash globs, for the prompt hook that hands ratd the values
 /// of such variables (`terminals::hook`): names are read by the same table in both places.
 /// `(gate, cases)`: `cases` the patterns of a `case`, `*ENDING|...` with each letter as
-/// `[xX]`; `gate` one plain glob every such name matches, its last four characters each from
+/// `[xX]`; `gate` one plain glob every such name matches, its last five characters each from
 /// what the endings hold there, so that one `compgen -X` passes over a shell with none (an
 /// extglob alternation costs bash ten times more). Endings a variable's name cannot hold
 /// (`api-key`) are left out.
@@ -451,7 +451,8 @@ pub(crate) fn bash_name_globs() -> (String, String) {
         .map(|e| format!("*{}", e.iter().map(|&b| either(b)).collect::<String>()))
         .collect();
     let mut gate = String::from("*");
-    for back in (1..=4).rev() {
+    let last = endings.iter().map(|e| e.len()).min().unwrap_or(0).min(5);
+    for back in (1..=last).rev() {
         let mut class: Vec<u8> = endings
             .iter()
             .flat_map(|e| {

@@ -15,10 +15,10 @@ __rat_jc='\j'
 __rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook} && :'
 __rat_e=
 # PS0's piece: `$!` noted; rat's entry put back into a PROMPT_COMMAND left empty (element 0) or,
-# in a bash started inside this one (`__rat_own` is not exported), added as element 990 when
+# in a bash started inside this one (`__rat_top` is not exported), added as element 990 when
 # missing, with the command number, so that the prompt after its first command is recorded.
-__rat_own=0
-__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}${__rat_c-}'
+__rat_top=0
+__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_top:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}${__rat_c-}'
 # Defined with aliases off, builtins named as such: a startup file's aliases or functions
 # (printf, read) never change it.
 __rat_aliases=
@@ -86,8 +86,7 @@ __rat_hook() {
     # `compgen`, its names filtered by their last characters.
     if [ -n "${__rat_sec-}" ] && [ -d "$__rat_dir/env" ]; then
       local v s= sa=() sp=()
-      if builtin compgen -v -X '!@GATE@' >/dev/null 2>&1; then
-        builtin compgen -v -X '!@GATE@' >"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null
+      if builtin compgen -v -X '!@GATE@' >"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null; then
         builtin mapfile -t sa <"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null
         for i in "${sa[@]}"; do
           case $i in @CASES@) v=${!i-}; [ -z "$v" ] || { s+=$i=${#v}:$v$'\n'; sp+=("$i=$v"); } ;; esac
