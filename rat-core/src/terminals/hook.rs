@@ -37,6 +37,12 @@
 //!   never blocks the prompt, ratd stopped (SIGSTOP) or gone. ratd watches the directory
 //!   (inotify) and reads the file as soon as it is closed: waits are event-driven.
 //!
+//! - **Secret-named variables** (when ratd masks secrets): before the record, the variables
+//!   whose names say secret (the rules' table, as bash globs: [`crate::secrets`]), listed with
+//!   one `compgen` and written to `env/PANE` as `NAME=VALUE` entries ended by NULs, then `.`,
+//!   only when they differ from the last prompt's (`__rat_sv` holds those): ratd reads them
+//!   before it masks an answer about the pane (`docs/design/secrets.md`).
+//!
 //! - **The prompt's mark.** Before its record, the hook prints the prompt's count as the pane's
 //!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its
 //!   own turns, so a wait woken by the record reads the rows once `#{pane_path}` shows that
