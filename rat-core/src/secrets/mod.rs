@@ -280,24 +280,35 @@ impl Vault {
         let Ok(data) = std::fs::read(format!("/proc/{pid}/environ")) else {
             return;
         };
-        self.learn(data.split(|&b| b == 0).filter_map(|entry| {
-            let eq = memchr::memchr(b'=', entry)?;
-            let (name, value) = (&entry[..eq], &entry[eq + 1..]);
-            let value = std::str::from_utf8(value).ok()?;
-            let name = std::str::from_utf8(name).ok()?;
-            Some((name, value))
-        }));
+        self.learn(entries(&data));
+    }
+
+    /// Learns the secret-named variables a shell's prompt hook handed over in the file at
+    /// `path` (`terminals::hook`): `NAME=VALUE` entries each ended by a NUL, then `.` and a
+    /// NUL. A file without that end (missing, or read while bash rewrites it) teaches nothing;
+    /// the next read takes it whole.
+    pub fn learn_handed(&self, path: &std::path::Path) {
+        let Ok(data) = std::fs::read(path) else {
+            return;
+        };
+        let Some(data) = data.strip_suffix(b".\0") else {
+            return;
+        };
+        if !data.is_empty() && !data.ends_with(b"\0") {
+            return;
+        }
+        self.learn(entries(data));
     }
 
     /// Learns `(name, value)` pairs of secret-named variables: their values are masked wherever
-    /// they stand.
+    /// they stand. A value is taken without the spaces around it (a terminal's rows lose those
+    /// at their ends), when 8 bytes or more are left: a shorter one would mask common words.
     pub fn learn<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
         let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
         let before = store.known.len();
         for (name, value) in pairs {
-            let fits = rules::says_secret(name.as_bytes()).is_some()
-                && value.len() >= 8
-                && !value.bytes().any(|b| b.is_ascii_whitespace());
+            let value = value.trim_matches(|c: char| c.is_ascii_whitespace());
+            let fits = rules::says_secret(name.as_bytes()).is_some() && value.len() >= 8;
             if fits
                 && store.known.len() < KNOWN_LIMIT
                 && !store.known.iter().any(|(_, v)| **v == *value)
@@ -325,6 +336,22 @@ impl Vault {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The `NAME=VALUE` entries of an environment (each ended by a NUL), those in UTF-8.
+fn entries(data: &[u8]) -> impl Iterator<Item = (&str, &str)> {
+    data.split(|&b| b == 0).filter_map(|entry| {
+        let eq = memchr::memchr(b'=', entry)?;
+        let name = std::str::from_utf8(&entry[..eq]).ok()?;
+        let value = std::str::from_utf8(&entry[eq + 1..]).ok()?;
+        Some((name, value))
+    })
+}
+
+/// The name endings that say secret, as bash globs for the prompt hook: `(gate, cases)` (see
+/// `rules::bash_name_globs`).
+pub(crate) fn bash_name_globs() -> (String, String) {
+    rules::bash_name_globs()
 }
 
 /// The kind of a variable's value: `env-` and its name, lowercase, `_` as `-`.

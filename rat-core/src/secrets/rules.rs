@@ -422,6 +422,53 @@ pub(crate) fn says_secret(name: &[u8]) -> Option<&'static str> {
         .map(|(_, kind)| *kind)
 }
 
+/// The endings of [`says_secret`] as bash globs, for the prompt hook that hands ratd the values
+/// of such variables (`terminals::hook`): names are read by the same table in both places.
+/// `(gate, cases)`: `cases` the patterns of a `case`, `*ENDING|...` with each letter as
+/// `[xX]`; `gate` one plain glob every such name matches, its last five characters each from
+/// what the endings hold there, so that one `compgen -X` passes over a shell with none (an
+/// extglob alternation costs bash ten times more). Endings a variable's name cannot hold
+/// (`api-key`) are left out.
+pub(crate) fn bash_name_globs() -> (String, String) {
+    let either = |b: u8| {
+        if b.is_ascii_alphabetic() {
+            format!(
+                "[{}{}]",
+                b.to_ascii_lowercase() as char,
+                b.to_ascii_uppercase() as char
+            )
+        } else {
+            (b as char).to_string()
+        }
+    };
+    let endings: Vec<&[u8]> = NAME_ENDS
+        .iter()
+        .map(|(ending, _)| ending.as_bytes())
+        .filter(|e| e.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_'))
+        .collect();
+    let cases: Vec<String> = endings
+        .iter()
+        .map(|e| format!("*{}", e.iter().map(|&b| either(b)).collect::<String>()))
+        .collect();
+    let mut gate = String::from("*");
+    let last = endings.iter().map(|e| e.len()).min().unwrap_or(0).min(5);
+    for back in (1..=last).rev() {
+        let mut class: Vec<u8> = endings
+            .iter()
+            .flat_map(|e| {
+                let b = e[e.len() - back];
+                [b.to_ascii_lowercase(), b.to_ascii_uppercase()]
+            })
+            .collect();
+        class.sort_unstable();
+        class.dedup();
+        gate.push('[');
+        gate.extend(class.iter().map(|&b| b as char));
+        gate.push(']');
+    }
+    (gate, cases.join("|"))
+}
+
 fn name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }

@@ -331,6 +331,113 @@ fn rows_keep_their_count() {
 /// Not a test: `cargo test --release -p rat-core --lib secrets::tests::timing -- --ignored
 /// --nocapture` prints what masking costs per byte on a quiet text and on a text with a keyword
 /// in every few words.
+/// The hook's globs (bash) and the rules (`says_secret`) read names alike: the names bash's
+/// `case` keeps are those the rules say secret, and the gate keeps all of them.
+#[test]
+fn bash_reads_names_as_the_rules_do() {
+    let names = [
+        "DB_PASSWORD",
+        "PASSWORD",
+        "MY_API_KEY",
+        "GITHUB_TOKEN",
+        "github_token",
+        "Stripe_Secret",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ACCESS_KEY_ID",
+        "DB_PASS",
+        "PGPASS",
+        "GPG_PASSPHRASE",
+        "X_PASSWD",
+        "OLDPWD",
+        "PWD",
+        "PATH",
+        "EDITOR",
+        "HOME",
+        "TOKENS",
+        "SECRETARY",
+        "MONKEY",
+        "apikey",
+        "SSH_PRIVATE_KEY",
+        "SECRETKEY",
+        "BASH_ALIASES",
+    ];
+    let (gate, cases) = super::bash_name_globs();
+    let script = format!(
+        "for n in {}; do case $n in {cases}) echo \"$n\";; esac; done; echo --; \
+         for n in {}; do [[ $n == {gate} ]] && echo \"$n\"; done",
+        names.join(" "),
+        names.join(" ")
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &script])
+        .output()
+        .expect("bash runs");
+    let out = String::from_utf8(out.stdout).unwrap();
+    let (kept, gated) = out.split_once("--\n").expect("both parts");
+    let secret: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| super::rules::says_secret(n.as_bytes()).is_some())
+        .collect();
+    assert_eq!(kept.lines().collect::<Vec<_>>(), secret);
+    let gated: Vec<&str> = gated.lines().collect();
+    for name in &secret {
+        assert!(gated.contains(name), "{name} not through the gate {gate}");
+    }
+    // Ordinary names do not pass it: a shell without secrets pays the gate alone.
+    for name in ["PATH", "EDITOR", "HOME", "PWD", "OLDPWD"] {
+        assert!(!gated.contains(&name), "{name} through the gate {gate}");
+    }
+}
+
+/// Values handed over by the hook (`NAME=VALUE` entries ended by NULs, then `.`): learned
+/// whole, with spaces, quotes and new lines; a file without its end teaches nothing; a value
+/// under 8 bytes (spaces around it left out) is never learned; a name that does not say
+/// secret is not learned; the way back gives the value.
+#[test]
+fn handed_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("0");
+    let vault = Vault::default();
+    let text = "pw: hunter2x9 and \"more\"; short: abc1234; key:\ntwo\nlines!\neditor vim-is-long";
+    std::fs::write(
+        &path,
+        b"DB_PASSWORD=hunter2x9 and \"more\"\0SHORT_TOKEN=  abc1234  \0",
+    )
+    .unwrap();
+    vault.learn_handed(&path);
+    assert_eq!(
+        vault.mask(text, How::default()),
+        text,
+        "no end: nothing learned"
+    );
+    vault.learn_handed(&dir.path().join("missing"));
+    std::fs::write(
+        &path,
+        b"DB_PASSWORD=hunter2x9 and \"more\"\0SHORT_TOKEN=  abc1234  \0\
+          MY_API_KEY=two\nlines!\0EDITOR=vim-is-long\0.\0",
+    )
+    .unwrap();
+    vault.learn_handed(&path);
+    let masked = vault.mask(text, How::default()).into_owned();
+    let found = placeholders(&masked);
+    assert_eq!(found.len(), 2, "{masked}");
+    assert!(found[0].starts_with("[secret:env-db-password:"), "{masked}");
+    assert!(found[1].starts_with("[secret:env-my-api-key:"), "{masked}");
+    assert_eq!(
+        masked,
+        format!(
+            "pw: {}; short: abc1234; key:\n{}\neditor vim-is-long",
+            found[0], found[1]
+        )
+    );
+    assert_eq!(vault.restore(&masked).unwrap(), text);
+    // An empty list (the variables unset) forgets nothing.
+    std::fs::write(&path, b".\0").unwrap();
+    vault.learn_handed(&path);
+    assert_eq!(vault.mask(text, How::default()), masked);
+}
+
 #[test]
 #[ignore]
 fn timing() {

@@ -455,7 +455,8 @@ async fn start_live(
     }
     let mut options = ServerOptions::new(config.socket_name());
     options.tmux = tmux.to_path_buf();
-    let hooks = HookDir::create().map_err(ControllerStartError::Hook)?;
+    let hooks = HookDir::create(config.secrets == crate::secrets::Mode::Mask)
+        .map_err(ControllerStartError::Hook)?;
     // bash reads rat's start-up file, which reads the login files, then puts the hook first.
     // tmux names a pane whose bash is still starting after this command's first word, cut at
     // its first space (`/usr/bin/bash` reads `bash`, as the bash it becomes): quoted only when

@@ -37,6 +37,12 @@
 //!   never blocks the prompt, ratd stopped (SIGSTOP) or gone. ratd watches the directory
 //!   (inotify) and reads the file as soon as it is closed: waits are event-driven.
 //!
+//! - **Secret-named variables** (when ratd masks secrets): before the record, the variables
+//!   whose names say secret (the rules' table, as bash globs: [`crate::secrets`]), listed with
+//!   one `compgen` and written to `env/PANE` as `NAME=VALUE` entries ended by NULs, then `.`,
+//!   only when they differ from the last prompt's (`__rat_sv` holds those): ratd reads them
+//!   before it masks an answer about the pane (`docs/design/secrets.md`).
+//!
 //! - **The prompt's mark.** Before its record, the hook prints the prompt's count as the pane's
 //!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its
 //!   own turns, so a wait woken by the record reads the rows once `#{pane_path}` shows that
@@ -58,110 +64,26 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// The bash start-up file of the terminals, `@DIR@` standing for the hook directory (quoted).
-const RC: &str = r#"# rat's terminal start-up: the files a login shell reads, then rat's prompt hook, first.
-if [ -r /etc/profile ]; then . /etc/profile; fi
-for __rat_f in ~/.bash_profile ~/.bash_login ~/.profile; do
-  if [ -r "$__rat_f" ]; then . "$__rat_f"; break; fi
-done
-unset __rat_f
-__rat_dir=@DIR@
-__rat_on=1
-__rat_cn='\#'
-__rat_jc='\j'
-# `&& :`: the hook runs where errexit is ignored (a command before `&&`), so `set -e` typed
-# in a terminal never ends the shell at a prompt, and its status stays the user's `$?`.
-__rat_entry='__rat_s=("$?" "${PIPESTATUS[@]}"); ${__rat_on:+__rat_hook} && :'
-__rat_e=
-# PS0's piece: `$!` noted; rat's entry put back into a PROMPT_COMMAND left empty (element 0) or,
-# in a bash started inside this one (`__rat_own` is not exported), added as element 990 when
-# missing, with the command number, so that the prompt after its first command is recorded.
-__rat_own=0
-__rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat_own:-990}]:=$__rat_entry}${__rat_n:=${__rat_cn@P}}}${__rat_c-}'
-# Defined with aliases off, builtins named as such: a startup file's aliases or functions
-# (printf, read) never change it.
-__rat_aliases=
-if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
-__rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-} j=-
-  # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
-  [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
-  # The marks, after every byte the command printed: the end of the command typed at the
-  # prompt before (OSC 133 D, with its status when one ran), this prompt's start (OSC 133 A),
-  # and the pane's path (OSC 7). PS0 prints __rat_c, the command's output start (OSC 133 C),
-  # on stderr: set only while stderr is the terminal.
-  __rat_k=$((${__rat_k:-0} + 1)) __rat_c=
-  if [ -t 1 ]; then
-    if [ -z "${__rat_n-}" ]; then i=
-    elif [ "$n" != "$__rat_n" ]; then builtin printf -v i '\e]133;D;%s;rat=%s:%s\e\\' "${__rat_s[0]}" "$$" "$((__rat_k - 1))"
-    else builtin printf -v i '\e]133;D;rat=%s:%s\e\\' "$$" "$((__rat_k - 1))"; fi
-    builtin printf '%s\e]133;A;rat=%s:%s\e\\\e[?2004h\e]7;rat:prompt:%s\e\\' "$i" "$$" "$__rat_k" "$__rat_k"
-    m=$__rat_k
-    if [ -t 2 ]; then builtin printf -v __rat_c '\e]133;C;rat=%s:%s\e\\' "$$" "$__rat_k"; fi
-  fi
-  for i in "${!PROMPT_COMMAND[@]}"; do
-    e=${PROMPT_COMMAND[i]}
-    if [[ $e == *"$__rat_entry"* && $e != "$__rat_entry"* ]]; then
-      u=1; PROMPT_COMMAND[i]=$__rat_entry$'\n'${e//"$__rat_entry"/:}
-    fi
-  done
-  [[ ${PS0-} == *"$__rat_ps0"* ]] || PS0=${PS0-}$__rat_ps0
-  t=${EPOCHSECONDS-}; [ -n "$t" ] || builtin printf -v t '%(%s)T' -1
-  builtin printf -v __rat_p '%s,' "${__rat_s[@]:1}"; __rat_p=${__rat_p%,}
-  if [ -z "${__rat_n-}" ]; then __rat_st=-; __rat_stt=$t
-  elif [ "$n" != "$__rat_n" ]; then
-    __rat_stt=$t; r=1
-    if [ -n "$u" ]; then __rat_st='?'
-    elif [ "${__rat_s[${#__rat_s[@]}-1]}" != "${__rat_s[0]}" ] ||
-      { [ "${!:-0}" != "${__rat_bang:-0}" ] && [ "$__rat_p" = "${__rat_lp-}" ]; }; then
-      __rat_st=${__rat_s[0]}
-    else __rat_st=$__rat_p; fi
-  fi
-  __rat_n=$n; __rat_lp=$__rat_p; __rat_bang=${!:-0}
-  if [ -n "${TMUX_PANE-}" ] && [ -d "$__rat_dir/out" ]; then
-    for ((i = 0; i < 50; i++)); do
-      builtin read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
-      [ "$a" = "$b" ] && break
-      builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
-    done
-    # A command stopped (a status of 128 + SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU): the
-    # current job's number and process, from the builtin `jobs`, for ratd to look at, whether
-    # bash has more jobs than at the prompt before (`\j`), and when that prompt was (the
-    # time since boot, as process start times are told).
-    j=-
-    if ((r && __rat_s[0] > 146 && __rat_s[0] < 151)); then
-      builtin jobs -l %+ >"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
-      e=; builtin read -r e <"$__rat_dir/in/.job${TMUX_PANE#%}" 2>/dev/null
-      e=${e#\[}; i=${e%%]*}; e=${e#*]}; e=${e#[+-]}; e=${e#"${e%%[! ]*}"}; e=${e%% *}
-      [[ -n $i && $i != *[!0-9]* && -n $e && $e != *[!0-9]* ]] &&
-        j=$i:$e:$((${__rat_jc@P} > ${__rat_jl:-0})):${__rat_pt:--}
-    fi
-    __rat_jl=${__rat_jc@P} __rat_pt=
-    builtin read -r __rat_pt e </proc/uptime 2>/dev/null
-    if ! builtin read -t 0 2>/dev/null; then
-      builtin printf 'R %s %s %s %s %s %s %s %s %s %s %s E\n' "${TMUX_PANE#%}" "$b" "$t" "$__rat_stt" "$__rat_st" "$a" "$r" "$m" "${#q}" "$$" "$j" >"$__rat_dir/out/${TMUX_PANE#%}" 2>/dev/null
-    fi
-  fi
-  return "${__rat_s[0]}"
-}
-if [ -n "$__rat_aliases" ]; then shopt -s expand_aliases; fi
-unset __rat_aliases
-# A bash started inside this one (`bash`, `bash -l`, `exec bash -l`) inherits the hook, its
-# variables and PS0, whatever its startup files assign to PROMPT_COMMAND.
-export -f __rat_hook
-export __rat_dir __rat_on __rat_cn __rat_jc __rat_entry __rat_e __rat_ps0 PS0
-if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
-  PROMPT_COMMAND=("$__rat_entry" "${PROMPT_COMMAND[@]}")
-else
-  PROMPT_COMMAND=$__rat_entry${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}
-fi
-"#;
+/// The bash start-up file of the terminals, `@DIR@` standing for the hook directory (quoted),
+/// `@SECRETS@` for whether the hook hands over secret-named variables, `@GATE@` and `@CASES@`
+/// for the globs of the names that say secret.
+const RC: &str = include_str!("hook/rc.bash");
 
 /// The start-up file of the terminals for the hook directory `dir` (see the module's doc for
-/// what it does, and `HookDir` for what the directory holds). Public for the benchmarks,
-/// which time the hook alone.
+/// what it does, and `HookDir` for what the directory holds), its hook handing ratd the
+/// values of secret-named variables. Public for the benchmarks, which time the hook alone.
 pub fn rc(dir: &Path) -> String {
+    rc_with(dir, true)
+}
+
+/// The start-up file, its hook handing ratd the values of secret-named variables or not (not
+/// when ratd shows secrets: it has no use for them).
+pub fn rc_with(dir: &Path, secrets: bool) -> String {
+    let (gate, cases) = crate::secrets::bash_name_globs();
     RC.replace("@DIR@", &shell_quote(&dir.to_string_lossy()))
+        .replace("@SECRETS@", if secrets { "1" } else { "" })
+        .replace("@GATE@", &gate)
+        .replace("@CASES@", &cases)
 }
 
 /// How a terminal's last command exited, as the hook recorded it.
@@ -326,8 +248,10 @@ fn hundredths(time: &str) -> Option<u64> {
 
 /// The hook's private directory (mode 0700, removed on drop): `rc`, `out/PANE` (each pane's
 /// last prompt, written by its hook, read by ratd), `in/PANE` (each pane's `STARTED REPLIED`
-/// input numbers, written by ratd, read by the hook), and the FIFO `sleep` (never written: the
-/// hook's short waits, without a process).
+/// input numbers, written by ratd, read by the hook), `env/PANE` (the values of the pane's
+/// secret-named variables, written by its hook when they change, read by ratd before it masks
+/// an answer about the pane; never read by the inotify watch on `out/`, whose lines may be
+/// logged), and the FIFO `sleep` (never written: the hook's short waits, without a process).
 #[derive(Debug)]
 pub(crate) struct HookDir {
     path: PathBuf,
@@ -337,8 +261,9 @@ impl HookDir {
     /// Creates it in memory: under `$XDG_RUNTIME_DIR` (a tmpfs on systemd machines), else
     /// `/dev/shm`, else the system's temporary directory. On a disk file system, replacing the
     /// record at each prompt costs bash about ten times more (ext4 flushes a file truncated and
-    /// written again when it is closed: measured 1.1 ms against 0.1 ms on tmpfs).
-    pub(crate) fn create() -> std::io::Result<HookDir> {
+    /// written again when it is closed: measured 1.1 ms against 0.1 ms on tmpfs). `secrets`:
+    /// the hook hands over the values of secret-named variables (`env/PANE`).
+    pub(crate) fn create(secrets: bool) -> std::io::Result<HookDir> {
         let mut parents: Vec<PathBuf> = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
             .into_iter()
@@ -347,7 +272,7 @@ impl HookDir {
         parents.push(std::env::temp_dir());
         let mut last = None;
         for parent in parents.iter().filter(|p| p.is_dir()) {
-            match Self::create_in(parent) {
+            match Self::create_in(parent, secrets) {
                 Ok(dir) => return Ok(dir),
                 Err(e) => last = Some(e),
             }
@@ -355,24 +280,24 @@ impl HookDir {
         Err(last.unwrap_or_else(|| std::io::Error::other("no directory to create it in")))
     }
 
-    fn create_in(parent: &Path) -> std::io::Result<HookDir> {
+    fn create_in(parent: &Path, secrets: bool) -> std::io::Result<HookDir> {
         sweep_dead(parent);
         let dir = HookDir {
             path: tmux_cc::create_private_dir(parent, PREFIX)?,
         };
-        dir.fill()?;
+        dir.fill(secrets)?;
         Ok(dir)
     }
 
-    fn fill(&self) -> std::io::Result<()> {
+    fn fill(&self, secrets: bool) -> std::io::Result<()> {
         nix::unistd::mkfifo(&self.path.join("sleep"), nix::sys::stat::Mode::S_IRWXU)
             .map_err(std::io::Error::from)?;
-        for dir in ["in", "out"] {
+        for dir in ["in", "out", "env"] {
             std::fs::DirBuilder::new()
                 .mode(0o700)
                 .create(self.path.join(dir))?;
         }
-        write_private(&self.rc_path(), rc(&self.path).as_bytes())
+        write_private(&self.rc_path(), rc_with(&self.path, secrets).as_bytes())
     }
 
     /// The start-up file.
@@ -383,6 +308,12 @@ impl HookDir {
     /// The directory of the hook's records, one file a pane.
     pub(crate) fn out_path(&self) -> PathBuf {
         self.path.join("out")
+    }
+
+    /// The file where pane `pane`'s hook hands over the values of its shell's secret-named
+    /// variables (see [`crate::secrets::Vault::learn_handed`]).
+    pub(crate) fn secrets_path(&self, pane: u32) -> PathBuf {
+        self.path.join("env").join(pane.to_string())
     }
 
     /// Records pane `pane`'s input numbers, replacing the file whole (a rename), so that the
@@ -459,6 +390,47 @@ mod tests {
         let v = parse_bash_version("GNU bash, version 3.2.57(1)-release (arm64-apple-darwin23)");
         assert_eq!(v.unwrap().0, (3, 2));
         assert_eq!(parse_bash_version("zsh 5.9"), None);
+    }
+
+    /// The hook hands over the secret-named variables, exported or not, values of any bytes,
+    /// only when they changed (the file removed is not written again until then), and none
+    /// when ratd shows secrets. A real bash, its hook called as PROMPT_COMMAND would.
+    #[test]
+    fn hands_secret_variables_when_they_change() {
+        let run = |secrets: bool, script: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            for sub in ["in", "out", "env"] {
+                std::fs::create_dir(dir.path().join(sub)).unwrap();
+            }
+            std::fs::write(dir.path().join("in/0"), "0 0\n").unwrap();
+            std::fs::write(dir.path().join("rc"), rc_with(dir.path(), secrets)).unwrap();
+            let home = tempfile::tempdir().unwrap();
+            let out = std::process::Command::new("bash")
+                .args(["--norc", "--noprofile", "-c"])
+                .arg(format!(
+                    ". ./rc >/dev/null 2>&1; h() {{ __rat_s=(0 0); __rat_hook >/dev/null; }}\n\
+                     env() {{ builtin printf '[%s]' \"$(tr '\\0' '|' <env/0 2>/dev/null)\"; \
+                     rm -f env/0; }}\n{script}"
+                ))
+                .current_dir(dir.path())
+                .env("HOME", home.path())
+                .env("TMUX_PANE", "%0")
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let script = "PATH=$PATH EDITOR=vi; h; env; \
+                      export DB_PASSWORD=hunter2x9; h; env; h; env; \
+                      MY_API_KEY=$'a \"b\" \\'c\\nd'; h; env; \
+                      DB_PASSWORD=changed99; h; env; h; env; \
+                      unset DB_PASSWORD MY_API_KEY; h; env";
+        assert_eq!(
+            run(true, script),
+            "[][DB_PASSWORD=hunter2x9|.|][]\
+             [DB_PASSWORD=hunter2x9|MY_API_KEY=a \"b\" 'c\nd|.|]\
+             [DB_PASSWORD=changed99|MY_API_KEY=a \"b\" 'c\nd|.|][][.|]"
+        );
+        assert_eq!(run(false, script), "[][][][][][][]");
     }
 
     #[test]

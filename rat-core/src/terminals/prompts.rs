@@ -281,6 +281,11 @@ impl Prompts {
         self.changed.send_modify(|n| *n += 1);
     }
 
+    /// Where pane `pane`'s hook hands over the values of its secret-named variables.
+    pub(crate) fn secrets_path(&self, pane: u32) -> std::path::PathBuf {
+        self.dir.secrets_path(pane)
+    }
+
     /// A receiver bumped at each record.
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()

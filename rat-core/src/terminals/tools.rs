@@ -57,6 +57,24 @@ impl Terminals {
         self.inner().secrets.vault(&self.session)
     }
 
+    /// Learns the values of the secret-named variables of pane `pane`'s shells, before an
+    /// answer about it is masked (docs/design/secrets.md): those its hook handed over at its
+    /// last prompt, the environment its shell (`pane_pid`, 0 when not known) started with, and
+    /// the environment of the process leading its terminal (a command started with them).
+    pub(crate) fn learn_secrets(&self, pane: u32, pane_pid: u32) {
+        let Some(vault) = self.vault() else {
+            return;
+        };
+        vault.learn_handed(&self.inner().live_any().prompts.secrets_path(pane));
+        if pane_pid == 0 {
+            return;
+        }
+        vault.learn_environ(pane_pid);
+        if let Some(leader) = foreground::foreground_group(pane_pid).filter(|&g| g != pane_pid) {
+            vault.learn_environ(leader);
+        }
+    }
+
     fn target(&self, window: &str) -> String {
         format!("={}:={}", self.session, window)
     }

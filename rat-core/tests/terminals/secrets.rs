@@ -385,3 +385,151 @@ async fn the_outputs_of_a_real_session_lose_nothing() {
         f.run("s", "main", "clear").await;
     }
 }
+
+const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// `text` is one placeholder, whole.
+fn is_placeholder(text: &str) -> bool {
+    text.starts_with("[secret:") && text.ends_with(']') && placeholders(text) == 1
+}
+
+/// The rows of a wait's answer, after its head and their count.
+fn rows_of(answer: &str) -> &str {
+    answer
+        .split_once(" printed]\n")
+        .map_or("", |(_, rows)| rows)
+}
+
+/// The values of secret-named variables set in the shell after it started (`export`, a plain
+/// assignment, `read`), which its start environment does not hold: the prompt hook hands them
+/// to ratd, and a later command printing them shows placeholders, old and new values alike;
+/// a placeholder sent comes back as the value; ordinary variables lose nothing.
+#[tokio::test]
+async fn variables_set_in_the_shell_are_masked_where_later_printed() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let vault = f.controller.secrets().vault("s").unwrap();
+    let r = &mut Random::new(3131);
+    let (first, second, key) = (r.chars(20, ALNUM), r.chars(20, ALNUM), r.chars(24, ALNUM));
+    let spaced = format!("{} \"{}\" it's", r.chars(6, ALNUM), r.chars(6, ALNUM));
+    let values = [&first, &second, &key, &spaced];
+    let clean = |text: &str, what: &str| {
+        for v in values {
+            assert!(!text.contains(v.as_str()), "{what}: {v} in:\n{text}");
+        }
+    };
+
+    // Ordinary variables: nothing masked.
+    let plain = f
+        .run(
+            "s",
+            "main",
+            "export EDITOR=vim-tiny PAGER=less-long PATH=$PATH:/opt/rat-bin; \
+             env | grep -E '^(EDITOR|PAGER)=' | sort; echo \"$PATH\" | tr : '\\n' | tail -1",
+        )
+        .await
+        .text;
+    assert_eq!(
+        rows_of(&plain),
+        "EDITOR=vim-tiny\nPAGER=less-long\n/opt/rat-bin",
+        "{plain}"
+    );
+    assert_eq!(placeholders(&read_all(&t, 100).await), 0);
+    assert_eq!(vault.len(), 0);
+
+    // export, then echo in another call.
+    let set = f
+        .run("s", "main", &format!("export DB_PASSWORD={first}"))
+        .await
+        .text;
+    clean(&set, "export's echo");
+    let answer = f.run("s", "main", "echo $DB_PASSWORD").await.text;
+    let p_first = rows_of(&answer);
+    assert!(is_placeholder(p_first), "{answer}");
+    assert_eq!(vault.restore(p_first).unwrap(), first);
+    let answer = f.run("s", "main", "printenv DB_PASSWORD").await.text;
+    assert_eq!(rows_of(&answer), p_first, "{answer}");
+
+    // A plain assignment, not exported, printed by the next command.
+    f.run("s", "main", &format!("MY_API_KEY={key}")).await;
+    let answer = f.run("s", "main", "echo \"key: $MY_API_KEY.\"").await.text;
+    let p_key = rows_of(&answer)
+        .strip_prefix("key: ")
+        .and_then(|r| r.strip_suffix('.'))
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(is_placeholder(p_key), "{answer}");
+    assert_eq!(vault.restore(p_key).unwrap(), key);
+
+    // Changed: the new value masked, and the old one still (printed from a file, never typed).
+    f.run("s", "main", &format!("DB_PASSWORD={second}")).await;
+    std::fs::write(f.home().join("both.txt"), format!("old {first}\n")).unwrap();
+    let answer = f
+        .run("s", "main", "cat ~/both.txt; echo \"new $DB_PASSWORD\"")
+        .await
+        .text;
+    let rows = rows_of(&answer);
+    let p_second = rows
+        .strip_prefix(&format!("old {p_first}\nnew "))
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(is_placeholder(p_second) && p_second != p_first, "{answer}");
+    assert_eq!(vault.restore(p_second).unwrap(), second);
+
+    // Read from a file (no assignment typed), spaces and quotes in it; set and printed on one
+    // line: the answer comes after the prompt, when the hook has handed it over.
+    std::fs::write(f.home().join("spaced.txt"), format!("{spaced}\n")).unwrap();
+    let answer = f
+        .run(
+            "s",
+            "main",
+            "IFS= read -r SESSION_SECRET < ~/spaced.txt; echo \"[$SESSION_SECRET]\"",
+        )
+        .await
+        .text;
+    let p_spaced = rows_of(&answer)
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(
+        p_spaced.starts_with("[secret:env-session-secret:"),
+        "{answer}"
+    );
+    assert_eq!(vault.restore(p_spaced).unwrap(), spaced);
+
+    // A command still running: an exported value reaches it in its environment, read by ratd
+    // from the process leading the terminal before the answer.
+    let answer = t
+        .send_text(run_text(
+            "main",
+            &format!(
+                "export LATE_TOKEN={}; sh -c 'echo \"late $LATE_TOKEN\"; sleep 2'",
+                &key[..12].repeat(2)
+            ),
+            1,
+        ))
+        .await
+        .text;
+    assert!(!answer.contains(&key[..12].repeat(2)), "{answer}");
+    assert!(answer.contains("late [secret:"), "{answer}");
+    waited(&t, "main", 10).await;
+
+    // The screen, with its history: every value masked.
+    let screen = read_all(&t, 200).await;
+    clean(&screen, "read_window");
+    for p in [p_first, p_key, p_second, p_spaced] {
+        assert!(screen.contains(p), "{p} not in:\n{screen}");
+    }
+
+    // The way back: a placeholder in a command reaches the program as the value.
+    let command = vault
+        .restore(&format!("printf '%s' {p_second} > ~/got"))
+        .unwrap()
+        .into_owned();
+    clean(
+        &f.run("s", "main", &command).await.text,
+        "the command's echo",
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.home().join("got")).unwrap(),
+        second
+    );
+}

@@ -111,6 +111,31 @@ async fn secrets_are_masked_restored_and_unknown_placeholders_refused() {
         assert!(text.contains(placeholder), "{text}");
     }
 
+    // The `.env` sourced (no value typed), then a variable printed bare in another call: the
+    // prompt hook handed its value over, the answer holds its placeholder.
+    let (error, _) = call(
+        &alice,
+        "send_text",
+        json!({"window": "main", "text": format!("set -a; . {}; set +a", env.display()), "enter": true, "wait_seconds": 20}),
+    )
+    .await;
+    assert!(!error);
+    let (error, answer) = call(
+        &alice,
+        "send_text",
+        json!({"window": "main", "text": "echo \"pw=$DB_PASSWORD.\"", "enter": true, "wait_seconds": 20}),
+    )
+    .await;
+    assert!(!error, "{answer}");
+    assert!(!answer.contains(password.as_str()), "{answer}");
+    let row = answer.lines().last().unwrap();
+    assert!(
+        row.starts_with("pw=[secret:")
+            && row.ends_with("].")
+            && row.matches("[secret:").count() == 1,
+        "{answer}"
+    );
+
     // Bob's session does not know alice's placeholder: nothing sent, nothing written.
     let bob = served.mcp("bob").await;
     ready(&bob).await;

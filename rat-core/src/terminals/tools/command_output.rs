@@ -12,6 +12,7 @@ use crate::terminals::output::marked::{self, Place};
 use crate::terminals::texts;
 use crate::terminals::texts::wait_exit;
 use crate::terminals::transcript::{Follow, Lines, MarkId, Told, Transcript};
+use crate::terminals::window::WindowDescription;
 use output::Probe;
 
 use crate::terminals::{output, prompts};
@@ -69,11 +70,14 @@ impl Terminals {
     pub(super) async fn with_output(
         &self,
         window: &str,
-        pane: u32,
+        w: &WindowDescription,
         text: String,
         finished: bool,
         input: Option<u64>,
     ) -> Result<String, TmuxFailure> {
+        let pane = w.pane;
+        // Before the rows are masked: a variable set by the command is known.
+        self.learn_secrets(pane, w.pane_pid);
         match self
             .marked_output(window, pane, &text, finished, input)
             .await?

@@ -109,6 +109,7 @@ impl Terminals {
         w: &WindowDescription,
         text: String,
     ) -> Result<String, TmuxFailure> {
+        self.learn_secrets(w.pane, 0);
         let answer = self.screen_output(window, w.pane, text, false).await?;
         self.close_ended(window).await?;
         Ok(without_dead_line(answer))

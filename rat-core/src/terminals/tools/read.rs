@@ -65,7 +65,7 @@ impl Terminals {
                     &target,
                     "#{alternate_on} #{history_size} #{cursor_flag} #{cursor_x} #{cursor_y} \
                      #{pane_width} #{pane_height} #{==:#{pane_current_command},bash} \
-                     #{pane_pid}",
+                     #{pane_pid} #{pane_id}",
                 ]),
                 Command::new("capture-pane").args(["-p", "-t", &target]),
                 joined.args(["-t", &target]),
@@ -108,10 +108,12 @@ impl Terminals {
                 (rows as i64).min(history) as u32,
             )
         };
-        if let Some(vault) = self.vault()
-            && let Ok(pid) = u32::try_from(pane_pid)
+        // Before the capture is masked: the pane's shell variables that say secret.
+        if let Some(pane) = state
+            .split(' ')
+            .find_map(|f| f.trim().strip_prefix('%')?.parse().ok())
         {
-            vault.learn_environ(pid);
+            self.learn_secrets(pane, u32::try_from(pane_pid).unwrap_or(0));
         }
         Ok(Some(ScreenCapture {
             alternate,

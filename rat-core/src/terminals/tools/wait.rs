@@ -145,7 +145,7 @@ impl Terminals {
             if w.finished() {
                 let text = self.finished_text(window, &w, check);
                 return Ok(ToolResult::ok(
-                    self.with_output(window, w.pane, text, true, input).await?,
+                    self.with_output(window, &w, text, true, input).await?,
                 ));
             }
             // A line typed without Enter at the prompt: nothing will run until Enter.
@@ -163,7 +163,7 @@ impl Terminals {
             {
                 let text = texts::inner_bash_at_prompt(window, pid);
                 return Ok(ToolResult::ok(
-                    self.with_output(window, w.pane, text, false, input).await?,
+                    self.with_output(window, &w, text, false, input).await?,
                 ));
             }
             let pane = w.pane;
@@ -208,7 +208,7 @@ impl Terminals {
         if w.finished() {
             let text = self.finished_text(window, &w, check);
             return Ok(ToolResult::ok(
-                self.with_output(window, w.pane, text, true, input).await?,
+                self.with_output(window, &w, text, true, input).await?,
             ));
         }
         let waited = started.elapsed().as_secs_f64().round() as i64;
@@ -220,7 +220,7 @@ impl Terminals {
         Ok(if w.prompt.is_none() && w.input.is_none() {
             ToolResult::message(text)
         } else {
-            ToolResult::ok(self.with_output(window, w.pane, text, false, input).await?)
+            ToolResult::ok(self.with_output(window, &w, text, false, input).await?)
         })
     }
     /// Why bash, in the foreground with no prompt since the last input, shows none, where it
