@@ -65,7 +65,7 @@ impl Terminals {
         let Some(vault) = self.vault() else {
             return;
         };
-        vault.learn_handed(&self.inner().live_any().prompts.secrets_path(pane));
+        vault.learn_handed(&self.inner().current_server().prompts.secrets_path(pane));
         if pane_pid == 0 {
             return;
         }
