@@ -10,18 +10,23 @@ import asyncio, os, statistics, sys, tempfile, time
 sys.path.insert(0, os.environ.get("PEERBENCH", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "peerbench")))
 import ratkit, servers, adapters  # noqa: E402
 
-BUILDS = [(os.path.basename(p.rstrip("/")), p) for p in os.environ["RAT_BUILDS"].split(":")]
+# A build is a checkout's path, optionally followed by `#` and ratd's extra arguments
+# (`$PWD#--secrets show`): the same build is then measured with and without them.
+BUILDS = []
+for spec in os.environ["RAT_BUILDS"].split(":"):
+    path, _, extra = spec.partition("#")
+    BUILDS.append((os.path.basename(path.rstrip("/")) + (f" {extra}" if extra else ""), path, extra.split()))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 N2 = int(os.environ.get("N2", "60"))
 N3 = int(os.environ.get("N3", "20"))
 
 
-async def one(project, res):
+async def one(project, res, extra_args=()):
     ratkit.PROJECT = project
     ratkit.BIN = os.path.join(project, "target", "release")
     servers.RAT_BIN = os.path.join(ratkit.BIN, "rat")
     run_dir = tempfile.mkdtemp(prefix="i27peer-")
-    with ratkit.Rat(clients=("alice", "bob")) as rat:
+    with ratkit.Rat(clients=("alice", "bob"), extra_args=extra_args) as rat:
         async with servers.start("rat", run_dir, rat) as peer:
             a = adapters.make(peer, run_dir)
             await a.setup()
@@ -46,11 +51,11 @@ async def one(project, res):
 
 
 async def main():
-    results = {name: {"w2": [], "w3": [], "tmux_hwm": [], "ratd_hwm": []} for name, _ in BUILDS}
+    results = {name: {"w2": [], "w3": [], "tmux_hwm": [], "ratd_hwm": []} for name, _, _ in BUILDS}
     for rnd in range(ROUNDS):
         order = BUILDS if rnd % 2 == 0 else BUILDS[::-1]
-        for name, project in order:
-            await one(project, results[name])
+        for name, project, extra in order:
+            await one(project, results[name], extra)
             print(f"round {rnd} {name} done, load {os.getloadavg()[0]:.1f}", flush=True)
     for name, r in results.items():
         q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]
