@@ -9,6 +9,7 @@ mod commands;
 
 mod options;
 mod private_dir;
+mod server_lock;
 mod shared;
 mod subscription;
 mod tasks;
@@ -16,12 +17,12 @@ mod tasks;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::process::Command as ProcessCommand;
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::sync::{Notify, broadcast, mpsc, oneshot, watch};
 use tokio::time::timeout;
 
 pub use crate::end::ConnectionEnd;
@@ -36,6 +37,7 @@ use crate::spawn::{DeathSignal, spawn};
 use crate::stderr::{Drain, Keep, drain_stderr};
 use crate::version::{DIFFERENCES, Features, TmuxVersion};
 use private_dir::PrivateDir;
+use server_lock::{Process, server_lock};
 use shared::{Job, Shared, State};
 pub(crate) use tasks::{Route, Routed};
 use tasks::{read_loop, watch_child, write_loop};
@@ -58,6 +60,9 @@ use tasks::{read_loop, watch_child, write_loop};
 ///
 /// Cheap to clone: clones share the connection. When the last clone is dropped, the client's
 /// input is closed (tmux detaches it) and the process is killed a second later if still there.
+///
+/// No two connections of this process to one server attach, or detach, at the same time: each
+/// waits for the others (tmux crashes otherwise: `client/server_lock.rs`).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -96,8 +101,6 @@ struct Inner {
     /// The options it was made with, and the extra connections opened from them on demand
     /// (blocking commands, the jobs' events): `client/blocking.rs`.
     extra: blocking::Extra,
-    /// Dropped with the last handle: the child's task then ends the process.
-    _close: oneshot::Sender<()>,
 }
 
 struct AttachedSession {
@@ -206,6 +209,9 @@ impl Client {
             .env_remove("TMUX")
             .env_remove("TMUX_PANE")
             .kill_on_drop(true);
+        // Held until tmux answered the attach, or the process of a failed one has gone.
+        let lock = server_lock(socket);
+        let held = lock.clone().lock_owned().await;
         let mut child = spawn(cmd, DeathSignal::Kill).await.map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::TmuxMissing {
@@ -235,12 +241,24 @@ impl Client {
             end_tx,
             notify: Mutex::new(Some(notify_tx)),
             stray: Mutex::new(None),
+            attached: AtomicBool::new(false),
         });
+        let (exited_tx, exited_rx) = watch::channel(false);
+        let process = Process {
+            kill: Arc::new(Notify::new()),
+            exited: exited_rx,
+        };
+        tokio::spawn(watch_child(child, process.kill.clone(), exited_tx));
         let (attach_tx, attach_rx) = oneshot::channel();
         tokio::spawn(read_loop(stdout, shared.clone(), attach_tx, sink));
         let (jobs_tx, jobs_rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(stdin, jobs_rx, shared.clone()));
-        let (close_tx, close_rx) = oneshot::channel();
+        tokio::spawn(write_loop(
+            stdin,
+            jobs_rx,
+            shared.clone(),
+            lock,
+            process.clone(),
+        ));
 
         let attached = timeout(options.attach_timeout, attach_rx).await;
         let failure = match attached {
@@ -253,8 +271,9 @@ impl Client {
             )),
         };
         if let Some(detail) = failure {
-            let _ = child.start_kill();
-            let _ = timeout(Duration::from_secs(1), child.wait()).await;
+            process.kill.notify_one();
+            process.wait(Duration::from_secs(1)).await;
+            drop(held);
             let stderr = stderr_text
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -270,7 +289,8 @@ impl Client {
                 detail,
             });
         }
-        tokio::spawn(watch_child(child, close_rx));
+        shared.attached.store(true, Ordering::SeqCst);
+        drop(held);
 
         let owns_session = service_session.is_some();
         let client = Client {
@@ -288,7 +308,6 @@ impl Client {
                 counter: AtomicU64::new(0),
                 server: OnceLock::new(),
                 extra,
-                _close: close_tx,
             }),
             timeout: options.command_timeout,
         };
@@ -487,7 +506,8 @@ impl Client {
     }
 
     /// Detaches the client (an empty line, as tmux's control mode defines) and waits for the
-    /// connection's end, at most 2 s (the process is killed when the last handle drops). The
+    /// connection's end: first for any other connection of the server attaching or detaching,
+    /// then at most 2 s for the process's exit (it is killed then). The
     /// connections of its [streams](Client::stream) go first, the same way (those streams then
     /// end with [`StreamEnd::ConnectionEnded`](crate::StreamEnd::ConnectionEnded)); its
     /// blocking and jobs' connections go with its last handle.
@@ -508,7 +528,9 @@ impl Client {
         if let Some(end) = self.end() {
             return end;
         }
-        let _ = self.inner.jobs.send(Job::Detach);
+        let (done, detached) = oneshot::channel();
+        let _ = self.inner.jobs.send(Job::Detach { done });
+        let _ = detached.await;
         match timeout(Duration::from_secs(2), self.closed()).await {
             Ok(end) => end,
             Err(_) => {

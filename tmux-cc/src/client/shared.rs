@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use tokio::sync::{broadcast, oneshot, watch};
 
@@ -37,8 +38,9 @@ pub(super) enum Job {
         bytes: Vec<u8>,
         slots: Vec<PendingLine>,
     },
-    /// An empty line: tmux detaches the client.
-    Detach,
+    /// An empty line: tmux detaches the client. `done` is sent once its process exited
+    /// (or was killed).
+    Detach { done: oneshot::Sender<()> },
 }
 
 #[derive(Default)]
@@ -55,6 +57,9 @@ pub(super) struct Shared {
     /// The last line tmux printed outside the protocol (e.g. a load-buffer error, which 3.3a
     /// prints after the command's `%end`).
     pub(super) stray: Mutex<Option<Vec<u8>>>,
+    /// Set once tmux answered the attach: before, no command may be sent (3.3a reads input
+    /// before the attach has run), and a connection given up is killed rather than detached.
+    pub(super) attached: AtomicBool,
 }
 
 impl Shared {

@@ -1,15 +1,16 @@
 //! The tasks of one connection: the reader (replies, notifications, the attach), the writer
-//! (command lines in the order sent), and the owner of the process.
+//! (command lines in the order sent, then the close), and the owner of the process.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout};
-use tokio::sync::{mpsc, oneshot};
-use tokio::time::timeout;
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 
-use super::shared::{Job, Shared};
+use super::server_lock::{Process, ServerLock};
+use super::shared::{Job, PendingLine, Shared};
 use crate::end::ConnectionEnd;
 use crate::parse::{Event, Notification, ParseError, Parser};
 
@@ -169,11 +170,26 @@ fn attach_done(attach: &mut Option<AttachWait>) {
     }
 }
 
+/// The writer: command lines in the order sent, then the connection's close, under the
+/// server's lock (`server_lock.rs`): a detach asked for ([`Job::Detach`]), or every handle
+/// gone (its input then closed, so tmux detaches it), waits until no other connection of the
+/// server is attaching or detaching, then holds the lock until the process exited (killed
+/// after `DETACH_GRACE`, or a second when its input was closed).
+///
+/// Before it detaches, a round trip (`settle`): the process of the connection that closed
+/// before has exited, but tmux may not have read the end of its socket yet; when it reads
+/// that in the same pass as this client's detach, it destroys this client's session
+/// (`destroy-unattached`: a leaving client no longer counts as attached) while this client
+/// still points to it, and crashes on it (3.2a to 3.7c, measured: `examples/attach_crash.rs`).
+/// An answer to a command sent once that process exited comes after tmux read its end.
 pub(super) async fn write_loop(
-    mut stdin: ChildStdin,
+    stdin: ChildStdin,
     mut jobs: mpsc::UnboundedReceiver<Job>,
     shared: Arc<Shared>,
+    lock: ServerLock,
+    process: Process,
 ) {
+    let mut stdin = Some(stdin);
     while let Some(job) = jobs.recv().await {
         let bytes = match job {
             Job::Write { bytes, slots } => {
@@ -191,30 +207,77 @@ pub(super) async fn write_loop(
                 state.pending.extend(slots);
                 bytes
             }
-            Job::Detach => b"\n".to_vec(),
+            Job::Detach { done } => {
+                if !process.exited() {
+                    let _held = lock.lock().await;
+                    if !process.exited() {
+                        settle(&mut stdin, &shared).await;
+                        write(&mut stdin, b"\n", &shared).await;
+                        process.end_within(DETACH_GRACE).await;
+                    }
+                }
+                let _ = done.send(());
+                continue;
+            }
         };
-        if let Err(e) = async {
-            stdin.write_all(&bytes).await?;
-            stdin.flush().await
-        }
-        .await
-        {
-            shared.end(ConnectionEnd::WriteFailed(e.to_string()));
+        write(&mut stdin, &bytes, &shared).await;
+    }
+    // Every handle is gone: closing the input makes tmux detach the client. One whose
+    // attach was given up (its `connect` dropped) is killed.
+    if !process.exited() {
+        let _held = lock.lock().await;
+        if shared.attached.load(Ordering::SeqCst) {
+            settle(&mut stdin, &shared).await;
+            drop(stdin);
+            process.end_within(Duration::from_secs(1)).await;
+        } else {
+            process.end_within(Duration::ZERO).await;
         }
     }
-    // Every handle is gone: dropping stdin makes tmux detach the client.
 }
 
-/// Owns the process: reaps it; once every handle is gone (stdin then closed, so tmux detaches
-/// it), kills it if it is still there a second later.
-pub(super) async fn watch_child(mut child: Child, close: oneshot::Receiver<()>) {
+/// How long a detached client has to exit before it is killed: it prints `%exit` and exits
+/// once tmux wrote it everything queued for it.
+pub(super) const DETACH_GRACE: Duration = Duration::from_secs(2);
+
+/// One round trip (an empty `display-message`), at most a second: a connection parked in a
+/// `wait-for` answers only once it is released.
+async fn settle(stdin: &mut Option<ChildStdin>, shared: &Shared) {
+    let (slot, answer) = oneshot::channel();
+    {
+        let mut state = shared.lock();
+        if state.ended.is_some() {
+            return;
+        }
+        state.pending.push_back(PendingLine::new(1, slot));
+    }
+    write(stdin, b"display-message -p ''\n", shared).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), answer).await;
+}
+
+async fn write(stdin: &mut Option<ChildStdin>, bytes: &[u8], shared: &Shared) {
+    let Some(pipe) = stdin.as_mut() else {
+        return;
+    };
+    if let Err(e) = async {
+        pipe.write_all(bytes).await?;
+        pipe.flush().await
+    }
+    .await
+    {
+        shared.end(ConnectionEnd::WriteFailed(e.to_string()));
+    }
+}
+
+/// Owns the process: reaps it, kills it when asked (`kill`: by the writer, once the grace
+/// of a detach is over, or by an attach that failed), and tells when it exited.
+pub(super) async fn watch_child(mut child: Child, kill: Arc<Notify>, exited: watch::Sender<bool>) {
     tokio::select! {
         _ = child.wait() => {}
-        _ = close => {
-            if timeout(Duration::from_secs(1), child.wait()).await.is_err() {
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-            }
+        () = kill.notified() => {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
         }
     }
+    exited.send_replace(true);
 }

@@ -222,3 +222,57 @@ async fn the_flags_given_at_attach_are_the_clients() {
         assert!(!flags.iter().any(|f| f == not), "{flags:?}");
     }
 }
+
+/// Connections of one server opened and closed at once, four loops of ten (two loops drop
+/// each connection once attached, two close it): tmux 3.2a to 3.7c crashed on this within the
+/// first few connections before each connection waited for the others' attach and detach
+/// (docs/design/engine-streams.md, "tmux crashes"; `examples/attach_crash.rs` counts it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_opened_and_closed_at_once_never_crash_the_server() {
+    let env = crate::common::env("attach-loops").await;
+    let loops = (0..4).map(|i| {
+        let socket = env.guard.socket.clone();
+        let tmux = env.client.tmux().to_path_buf();
+        tokio::spawn(async move {
+            let mut opened = 0;
+            for _ in 0..10 {
+                let connection = Client::connect(&tmux, &socket, ClientOptions::default())
+                    .await
+                    .expect("a connection attaches");
+                opened += 1;
+                if i % 2 == 1 {
+                    connection.close().await;
+                }
+            }
+            opened
+        })
+    });
+    let mut opened = 0;
+    for task in loops {
+        opened += task.await.unwrap();
+    }
+    assert_eq!(opened, 40);
+    // The dropped ones detach on their own: until then, tmux lists them.
+    let main = env.client.pid().to_string();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let clients = env
+            .client
+            .run(&Command::new("list-clients").args(["-F", "#{client_pid}"]))
+            .await
+            .map(|lines| {
+                lines
+                    .iter()
+                    .map(|l| String::from_utf8_lossy(l).into_owned())
+                    .collect::<Vec<_>>()
+            });
+        if clients.as_ref().is_ok_and(|c| *c == [main.clone()])
+            || tokio::time::Instant::now() > deadline
+        {
+            assert_eq!(clients.unwrap(), vec![main]);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(env.server.exit(), None);
+}
