@@ -437,34 +437,3 @@ fn handed_values() {
     vault.learn_handed(&path);
     assert_eq!(vault.mask(text, How::default()), masked);
 }
-
-#[test]
-#[ignore]
-fn timing() {
-    let vault = Vault::default();
-    let quiet: String = (0..24)
-        .map(|i| {
-            format!(
-                "-rw-r--r-- 1 rat rat {i:6} Dec  5 07:53 file_{i}.rs {}\n",
-                "abcdefghij ".repeat(14)
-            )
-        })
-        .collect();
-    let busy: String = (0..24)
-        .map(|i| format!("{i:05}   Compiling crate-{i} v0.{i}.0 (/work/src/crate-{i}) token refresh: ok, secret_santa.txt, password reset via https://example.com/r?id={i} disk-usage ghp_short eyJ abcdefghijklmnopqr\n"))
-        .collect();
-    for (name, text) in [("quiet", &quiet), ("busy", &busy)] {
-        let n = 20_000;
-        let start = std::time::Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(vault.mask(std::hint::black_box(text), How::default()).len());
-        }
-        let each = start.elapsed() / n;
-        println!(
-            "{name}: {} bytes, {:?} each, {:.2} ns/byte",
-            text.len(),
-            each,
-            each.as_nanos() as f64 / text.len() as f64
-        );
-    }
-}
