@@ -3,9 +3,11 @@
 //! and calls its hook as PROMPT_COMMAND would, N times a case, the cases interleaved over
 //! several rounds so that the machine's load falls on all alike; the median round is told.
 //!
-//! Cases: the piece off (`__rat_sec` empty: the hook as before it, less one test); on, with no
-//! secret-named variable (the gate's `compgen` alone); on, with two such variables unchanged
-//! (listed and compared, nothing written); on, with one changed at every prompt (written).
+//! Cases: the piece off (`__rat_sec` empty: the hook as before it, less one test); on, after a
+//! command whose words can set no variable (not listed: one `read` of ratd's answer file more);
+//! on and listed, with no secret-named variable (the gate's `compgen` alone); listed, with two
+//! such variables unchanged (compared, nothing written); listed, with one changed at every
+//! prompt (written).
 //!
 //! `cargo bench -p benches --bench hook` (`HOOK_BENCH_PROMPTS`, `HOOK_BENCH_ROUNDS`).
 
@@ -72,20 +74,33 @@ fn main() {
     }
 }
 
-/// Each case: its name, what it sets before its loop, what each prompt runs.
-const CASES: [(&str, &str, &str); 5] = [
-    ("bare loop", "__rat_sec=", ":"),
-    ("off", "__rat_sec=", "__rat_hook"),
-    ("on, no secret-named variable", "__rat_sec=1", "__rat_hook"),
+/// Each case: its name, what it sets before its loop, what each prompt runs. Every prompt
+/// follows a command (`__rat_cn` changes), as after an input; `in/0` holds what ratd last
+/// answered: `5 5 0 true` an input of the word `true`, which can set no variable (no listing);
+/// `5 5 5` an input that could (listed, as after `export X=...`).
+const CASES: [(&str, &str, &str); 6] = [
+    ("bare loop", "__rat_sec=", "__rat_lb=4; :"),
+    ("off", "__rat_sec=", "__rat_lb=4; __rat_hook"),
     (
-        "on, 2 secret-named variables unchanged",
-        "__rat_sec=1 DB_PASSWORD=hunter2x9hunter GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz",
-        "__rat_hook",
+        "on, after a command that can set no variable (not listed)",
+        "__rat_sec=1; echo '5 5 0 true' >in/0",
+        "__rat_lb=4; __rat_hook",
     ),
     (
-        "on, 1 of them changed at every prompt",
-        "__rat_sec=1 GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz",
-        "DB_PASSWORD=hunter2x9hunter$i; __rat_hook",
+        "on, listed, no secret-named variable",
+        "__rat_sec=1; echo '5 5 5' >in/0",
+        "__rat_lb=4; __rat_hook",
+    ),
+    (
+        "on, listed, 2 secret-named variables unchanged",
+        "__rat_sec=1 DB_PASSWORD=hunter2x9hunter GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz; \
+         echo '5 5 5' >in/0",
+        "__rat_lb=4; __rat_hook",
+    ),
+    (
+        "on, listed, 1 of them changed at every prompt",
+        "__rat_sec=1 GITHUB_TOKEN=abcdefghijklmnopqrstuvwxyz; echo '5 5 5' >in/0",
+        "DB_PASSWORD=hunter2x9hunter$i; __rat_lb=4; __rat_hook",
     ),
 ];
 
@@ -98,7 +113,7 @@ fn run(
     rounds: u32,
     env: Option<Vec<(String, String)>>,
 ) {
-    let mut script = String::from(". ./rc >/dev/null 2>&1\n");
+    let mut script = String::from(". ./rc >/dev/null 2>&1\n__rat_cn='$i'\n");
     script += &format!("for ((round = 0; round < {rounds}; round++)); do\n");
     for (k, (_, set, body)) in CASES.iter().enumerate() {
         script += &format!(

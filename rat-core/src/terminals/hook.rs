@@ -41,7 +41,10 @@
 //!   whose names say secret (the rules' table, as bash globs: [`crate::secrets`]), listed with
 //!   one `compgen` and written to `env/PANE` as `NAME=VALUE` entries ended by NULs, then `.`,
 //!   only when they differ from the last prompt's (`__rat_sv` holds those): ratd reads them
-//!   before it masks an answer about the pane (`docs/design/secrets.md`).
+//!   before it masks an answer about the pane (`docs/design/secrets.md`). Listed only where a
+//!   variable could have changed: at the shell's first prompt, after a command that came from
+//!   elsewhere than ratd's inputs, after an input whose text could set one (ratd's check,
+//!   [`variables`], written to `in/PANE`), or after one whose words name a function or alias.
 //!
 //! - **The prompt's mark.** Before its record, the hook prints the prompt's count as the pane's
 //!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its
@@ -59,6 +62,8 @@
 //! the hook as `__rat_hook && :`, where bash ignores errexit for the whole function, so that
 //! `set -e` typed in a terminal never ends the shell at a prompt (the hook's short waits time
 //! out with a status of 142, and the hook returns the user's `$?`, non-zero after `! true`).
+
+pub(crate) mod variables;
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -317,18 +322,34 @@ impl HookDir {
     }
 
     /// Records pane `pane`'s input numbers, replacing the file whole (a rename), so that the
-    /// hook never reads half of it.
-    pub(crate) fn write_inputs(
-        &self,
-        pane: u32,
-        started: u64,
-        replied: u64,
-    ) -> std::io::Result<()> {
+    /// hook never reads half of it: `STARTED REPLIED ASSIGNS WORD...`, where `ASSIGNS` is the
+    /// last input that could set a shell variable and the words are those of the later inputs,
+    /// which set none unless one names a function or alias (see [`variables`]): the hook lists
+    /// the shell's secret-named variables only when one of the inputs it answers could.
+    pub(crate) fn write_inputs(&self, pane: u32, inputs: &Inputs) -> std::io::Result<()> {
         let path = self.path.join("in").join(pane.to_string());
         let tmp = self.path.join("in").join(format!(".{pane}"));
-        write_private(&tmp, format!("{started} {replied}\n").as_bytes())?;
+        let mut line = format!("{} {} {}", inputs.started, inputs.replied, inputs.assigns);
+        for word in &inputs.words {
+            line.push(' ');
+            line.push_str(word);
+        }
+        line.push('\n');
+        write_private(&tmp, line.as_bytes())?;
         std::fs::rename(&tmp, &path)
     }
+}
+
+/// What ratd writes to a pane's `in/PANE` for its hook (see [`HookDir::write_inputs`]).
+pub(crate) struct Inputs {
+    /// The input about to be written to tmux, or the last one written.
+    pub started: u64,
+    /// The last input tmux answered.
+    pub replied: u64,
+    /// The last input that could set a variable of the shell.
+    pub assigns: u64,
+    /// The words of the inputs after it, each to be checked for a function or alias.
+    pub words: Vec<String>,
 }
 
 /// The prefix of the hook directories: `rat-hook-PID-N-NANOS`.
@@ -392,45 +413,81 @@ mod tests {
         assert_eq!(parse_bash_version("zsh 5.9"), None);
     }
 
+    /// Runs `script` in a real bash after rat's start-up file, in a hook directory of its
+    /// own, with `h` calling the hook as PROMPT_COMMAND would after a command ran from an
+    /// input that could set a variable, `hp WORD...` after one that could not (ratd's words
+    /// of it), `he` after a command that came from elsewhere (no input answered since), `h0`
+    /// after an empty line (no command ran), and `env` printing what the hook handed over
+    /// (then removing it).
+    fn run_hook(secrets: bool, script: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["in", "out", "env"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("in/0"), "0 0 0\n").unwrap();
+        std::fs::write(dir.path().join("rc"), rc_with(dir.path(), secrets)).unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c"])
+            .arg(format!(
+                ". ./rc >/dev/null 2>&1; __rat_cn='$__c'; __c=0 __i=0 __a=0\n\
+                 p() {{ __c=$((__c + 1)); __rat_s=(0 0); __rat_hook >/dev/null; }}\n\
+                 h() {{ __i=$((__i + 1)) __a=$((__i)); echo \"$__i $__i $__a\" >in/0; p; }}\n\
+                 hp() {{ __i=$((__i + 1)); echo \"$__i $__i $__a $*\" >in/0; p; }}\n\
+                 he() {{ p; }}\n\
+                 h0() {{ __rat_s=(0 0); __rat_hook >/dev/null; }}\n\
+                 env() {{ builtin printf '[%s]' \"$(tr '\\0' '|' <env/0 2>/dev/null)\"; \
+                 rm -f env/0; }}\n{script}"
+            ))
+            .current_dir(dir.path())
+            .env("HOME", home.path())
+            .env("TMUX_PANE", "%0")
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    }
+
     /// The hook hands over the secret-named variables, exported or not, values of any bytes,
     /// only when they changed (the file removed is not written again until then), and none
     /// when ratd shows secrets. A real bash, its hook called as PROMPT_COMMAND would.
     #[test]
     fn hands_secret_variables_when_they_change() {
-        let run = |secrets: bool, script: &str| {
-            let dir = tempfile::tempdir().unwrap();
-            for sub in ["in", "out", "env"] {
-                std::fs::create_dir(dir.path().join(sub)).unwrap();
-            }
-            std::fs::write(dir.path().join("in/0"), "0 0\n").unwrap();
-            std::fs::write(dir.path().join("rc"), rc_with(dir.path(), secrets)).unwrap();
-            let home = tempfile::tempdir().unwrap();
-            let out = std::process::Command::new("bash")
-                .args(["--norc", "--noprofile", "-c"])
-                .arg(format!(
-                    ". ./rc >/dev/null 2>&1; h() {{ __rat_s=(0 0); __rat_hook >/dev/null; }}\n\
-                     env() {{ builtin printf '[%s]' \"$(tr '\\0' '|' <env/0 2>/dev/null)\"; \
-                     rm -f env/0; }}\n{script}"
-                ))
-                .current_dir(dir.path())
-                .env("HOME", home.path())
-                .env("TMUX_PANE", "%0")
-                .output()
-                .unwrap();
-            String::from_utf8(out.stdout).unwrap()
-        };
         let script = "PATH=$PATH EDITOR=vi; h; env; \
                       export DB_PASSWORD=hunter2x9; h; env; h; env; \
                       MY_API_KEY=$'a \"b\" \\'c\\nd'; h; env; \
                       DB_PASSWORD=changed99; h; env; h; env; \
                       unset DB_PASSWORD MY_API_KEY; h; env";
         assert_eq!(
-            run(true, script),
+            run_hook(true, script),
             "[][DB_PASSWORD=hunter2x9|.|][]\
              [DB_PASSWORD=hunter2x9|MY_API_KEY=a \"b\" 'c\nd|.|]\
              [DB_PASSWORD=changed99|MY_API_KEY=a \"b\" 'c\nd|.|][][.|]"
         );
-        assert_eq!(run(false, script), "[][][][][][][]");
+        assert_eq!(run_hook(false, script), "[][][][][][][]");
+    }
+
+    /// The listing runs only where a variable could have changed: at the first prompt, after
+    /// an input that could set one, after a command that came from elsewhere, and after a
+    /// plain input one of whose words names a function or alias; not after a plain input
+    /// (`true`), nor after an empty line. A variable changed behind a plain input (here set
+    /// by the script itself, as no command line could) is handed over at the next listing.
+    #[test]
+    fn lists_variables_only_where_a_command_could_have_set_one() {
+        let script = "h; env; \
+                      DB_PASSWORD=one1one1; hp true; env; h0; env; hp ls -la /tmp; env; \
+                      h; env; \
+                      DB_PASSWORD=two2two2; he; env; \
+                      f() { :; }; DB_PASSWORD=three3; hp ls f; env; \
+                      alias g=true; DB_PASSWORD=four4four; hp g; env; \
+                      DB_PASSWORD=five5five; hp true; env; hp true; env; h; env";
+        assert_eq!(
+            run_hook(true, script),
+            "[][][][][DB_PASSWORD=one1one1|.|]\
+             [DB_PASSWORD=two2two2|.|]\
+             [DB_PASSWORD=three3|.|]\
+             [DB_PASSWORD=four4four|.|]\
+             [][][DB_PASSWORD=five5five|.|]"
+        );
     }
 
     #[test]

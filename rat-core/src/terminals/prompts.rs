@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::hook::{HookDir, Record};
+use super::hook::{HookDir, Inputs, Record, variables};
 use super::transcript::MarkId;
 
 /// How many inputs sent at a prompt are remembered with that prompt's mark.
@@ -64,6 +64,26 @@ pub(crate) struct PaneState {
     /// The last inputs sent at a prompt whose record was read, with that prompt's mark: the
     /// command such an input runs is the one its marks name (docs/design/output.md).
     pub at_prompt: std::collections::VecDeque<(u64, MarkId)>,
+    /// The last input that could set a variable of the shell (or whose text rat did not
+    /// read: keys), and the words of the inputs after it that no prompt answered yet: the
+    /// hook lists the shell's secret-named variables only after such an input, or when one
+    /// of those words names a function or alias (see [`super::hook::variables`]).
+    pub assigns: u64,
+    /// See [`PaneState::assigns`]: `(input, word)`.
+    pub words: Vec<(u64, String)>,
+}
+
+impl PaneState {
+    /// What the hook is to read: `started` and `replied` as given, `assigns` at least
+    /// `assigns`.
+    fn inputs(&self, started: u64, replied: u64, assigns: u64) -> Inputs {
+        Inputs {
+            started,
+            replied,
+            assigns: self.assigns.max(assigns),
+            words: self.words.iter().map(|(_, w)| w.clone()).collect(),
+        }
+    }
 }
 
 /// What an input does to the command line at bash's prompt.
@@ -276,6 +296,7 @@ impl Prompts {
             {
                 return;
             }
+            pane.words.retain(|(input, _)| *input > record.covers);
             pane.prompt = Some(record);
         }
         self.changed.send_modify(|n| *n += 1);
@@ -344,7 +365,7 @@ impl Prompts {
                 .or_default(),
         );
         let guard = lock.lock_owned().await;
-        let (number, replied) = {
+        let (number, inputs) = {
             let mut panes = self.panes.lock().unwrap_or_else(|e| e.into_inner());
             let state = panes.entry(pane).or_default();
             // The last prompt answers every input before this one: bash reads it there.
@@ -367,9 +388,11 @@ impl Prompts {
             }
             state.input_time = Some(now_f64());
             state.sets_prompt_command = false;
-            (state.started, state.replied)
+            // Until its text is known, the input could set a variable.
+            let inputs = state.inputs(state.started, state.replied, state.started);
+            (state.started, inputs)
         };
-        self.dir.write_inputs(pane, number, replied)?;
+        self.dir.write_inputs(pane, &inputs)?;
         self.changed.send_modify(|n| *n += 1);
         Ok(PendingInput {
             prompts: Arc::clone(self),
@@ -378,6 +401,7 @@ impl Prompts {
             _guard: guard,
             editor_reads: false,
             tty_echoes: false,
+            words: None,
         })
     }
 }
@@ -394,6 +418,9 @@ pub(crate) struct PendingInput {
     /// The pane's terminal echoes what is typed (its `ECHO` flag), looked at when the input is
     /// sent while a command runs.
     pub(crate) tty_echoes: bool,
+    /// The words of its text when it cannot set a variable of the shell (see
+    /// [`PaneState::assigns`]); `None` when it could, or its text is not known (keys).
+    words: Option<Vec<String>>,
 }
 
 impl PendingInput {
@@ -477,7 +504,8 @@ impl PendingInput {
 
     /// Notes that this input is a text that assigns or unsets `PROMPT_COMMAND` (see
     /// [`assigns_prompt_command`]).
-    pub(crate) fn note_text(&self, text: &str) {
+    pub(crate) fn note_text(&mut self, text: &str) {
+        self.words = super::hook::variables::words_to_check(text);
         let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
         panes.entry(self.pane).or_default().sets_prompt_command = assigns_prompt_command(text);
     }
@@ -491,31 +519,38 @@ impl PendingInput {
 
     /// tmux answered the input: its bytes are written to the pane.
     pub(crate) fn answered(self) -> std::io::Result<()> {
-        {
+        let inputs = {
             let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
             let state = panes.entry(self.pane).or_default();
             state.replied = state.replied.max(self.number);
-        }
-        self.prompts
-            .dir
-            .write_inputs(self.pane, self.number, self.number)
+            match self.words {
+                Some(words) if state.words.len() + words.len() <= variables::MAX_WORDS => state
+                    .words
+                    .extend(words.into_iter().map(|word| (self.number, word))),
+                // Too many words waiting: one listing costs less than checking them all.
+                _ => {
+                    state.assigns = state.assigns.max(self.number);
+                    state.words.clear();
+                }
+            }
+            state.inputs(self.number, self.number, 0)
+        };
+        self.prompts.dir.write_inputs(self.pane, &inputs)
     }
 
     /// tmux refused the input (nothing of it reached the pane): its number is taken back, so
     /// that the prompt already shown still answers the inputs sent.
     pub(crate) fn refused(self) -> std::io::Result<()> {
-        let replied = {
+        let inputs = {
             let mut panes = self.prompts.panes.lock().unwrap_or_else(|e| e.into_inner());
             let state = panes.entry(self.pane).or_default();
             if state.started == self.number {
                 state.started -= 1;
             }
             state.replied = state.replied.min(state.started);
-            state.replied
+            state.inputs(self.number - 1, state.replied, 0)
         };
-        self.prompts
-            .dir
-            .write_inputs(self.pane, self.number - 1, replied)
+        self.prompts.dir.write_inputs(self.pane, &inputs)
     }
 }
 

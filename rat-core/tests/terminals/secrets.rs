@@ -533,3 +533,37 @@ async fn variables_set_in_the_shell_are_masked_where_later_printed() {
         second
     );
 }
+
+/// A variable set by a shell function or an alias called by name (a command line with no
+/// assignment, `read` or `$` in it, which alone would not make the hook list the variables):
+/// the hook finds the word names a function or alias and lists, so that the value printed
+/// bare by a later plain command (`cat` of the file it came from) shows its placeholder.
+#[tokio::test]
+async fn variables_set_by_a_function_or_an_alias_are_masked_where_later_printed() {
+    let f = start_ready().await;
+    let vault = f.controller.secrets().vault("s").unwrap();
+    let r = &mut Random::new(3132);
+    let (by_function, by_alias) = (r.chars(20, ALNUM), r.chars(20, ALNUM));
+    std::fs::write(f.home().join("fn.txt"), format!("{by_function}\n")).unwrap();
+    std::fs::write(f.home().join("al.txt"), format!("{by_alias}\n")).unwrap();
+    f.run(
+        "s",
+        "main",
+        "login() { read -r CLOUD_TOKEN < ~/fn.txt; }; alias relogin='read -r OTHER_SECRET < ~/al.txt'",
+    )
+    .await;
+    assert_eq!(rows_of(&f.run("s", "main", "true").await.text), "");
+    f.run("s", "main", "login").await;
+    let answer = f.run("s", "main", "cat ~/fn.txt").await.text;
+    let p_function = rows_of(&answer);
+    assert!(
+        p_function.starts_with("[secret:env-cloud-token:"),
+        "{answer}"
+    );
+    assert_eq!(vault.restore(p_function).unwrap(), by_function);
+    f.run("s", "main", "relogin").await;
+    let answer = f.run("s", "main", "cat ~/al.txt").await.text;
+    let p_alias = rows_of(&answer);
+    assert!(p_alias.starts_with("[secret:env-other-secret:"), "{answer}");
+    assert_eq!(vault.restore(p_alias).unwrap(), by_alias);
+}

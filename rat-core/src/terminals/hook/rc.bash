@@ -24,7 +24,7 @@ __rat_ps0='${__rat_z[__rat_bang=${!:-0},0]-}${__rat_e/x/${PROMPT_COMMAND[${__rat
 __rat_aliases=
 if shopt -q expand_aliases; then __rat_aliases=1; shopt -u expand_aliases; fi
 __rat_hook() {
-  local n=${__rat_cn@P} a=0 b=0 i e t u= r=0 m=- q=${PS1-} j=-
+  local n=${__rat_cn@P} a=0 b=0 c=0 w= i e t u= r=0 m=- q=${PS1-} j=- IFS=$' \t\n'
   # Once, at the first prompt (after every startup file, an inputrc included): ~0.2 ms.
   [ -n "${__rat_n-}" ] || builtin bind 'set enable-bracketed-paste on' >/dev/null 2>&1
   # The marks, after every byte the command printed: the end of the command typed at the
@@ -61,7 +61,7 @@ __rat_hook() {
   __rat_n=$n; __rat_lp=$__rat_p; __rat_bang=${!:-0}
   if [ -n "${TMUX_PANE-}" ] && [ -d "$__rat_dir/out" ]; then
     for ((i = 0; i < 50; i++)); do
-      builtin read -r a b 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0; }
+      builtin read -r a b c w 2>/dev/null <"$__rat_dir/in/${TMUX_PANE#%}" || { a=0 b=0 c=0 w=; }
       [ "$a" = "$b" ] && break
       builtin read -r -t 0.01 -u 9 9<>"$__rat_dir/sleep" 2>/dev/null
     done
@@ -82,17 +82,31 @@ __rat_hook() {
     # The values of the variables whose names say secret (ratd's rules), handed to ratd
     # over env/PANE when they changed since the last prompt (docs/design/secrets.md):
     # `NAME=VALUE` entries each ended by a NUL, then `.`. Before the record, so that ratd has
-    # them when the record wakes it. No process; a shell without such a name pays one
-    # `compgen`, its names filtered by their last characters.
+    # them when the record wakes it. No process. Listed (one `compgen`, its names filtered by
+    # their last characters) at the shell's first prompt, and after a command when an input
+    # answered since the prompt before could set a variable (`c`, the last such input, as ratd
+    # read their texts), or none was (the command came from elsewhere), or one of the words of
+    # those inputs (`w`) names a function or alias.
     if [ -n "${__rat_sec-}" ] && [ -d "$__rat_dir/env" ]; then
-      local v s= sa=() sp=()
-      if builtin compgen -v -X '!@GATE@' >"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null; then
+      local v s= sa=() sp=() l=
+      if [ -z "${__rat_lb-}" ]; then l=1
+      elif ((r)) && { [ "$b" = "$__rat_lb" ] || ((c > __rat_lb)); }; then l=1
+      elif ((r)); then
+        for i in $w; do
+          if [ -n "${BASH_ALIASES[$i]+x}" ] || builtin declare -F -- "$i" >/dev/null 2>&1; then
+            l=1; break
+          fi
+        done
+      fi
+      __rat_lb=$b
+      if [ -z "$l" ]; then :
+      elif builtin compgen -v -X '!@GATE@' >"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null; then
         builtin mapfile -t sa <"$__rat_dir/env/.${TMUX_PANE#%}" 2>/dev/null
         for i in "${sa[@]}"; do
           case $i in @CASES@) v=${!i-}; [ -z "$v" ] || { s+=$i=${#v}:$v$'\n'; sp+=("$i=$v"); } ;; esac
         done
       fi
-      if [ "$s" != "${__rat_sv-}" ]; then
+      if [ -n "$l" ] && [ "$s" != "${__rat_sv-}" ]; then
         __rat_sv=$s
         builtin printf '%s\0' "${sp[@]}" . >"$__rat_dir/env/${TMUX_PANE#%}" 2>/dev/null
       fi

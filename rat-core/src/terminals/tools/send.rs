@@ -214,7 +214,7 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let turn = match self.start_input(window).await {
+        let mut turn = match self.start_input(window).await {
             Ok(turn) => turn,
             Err(result) => return log(result),
         };
