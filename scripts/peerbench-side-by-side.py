@@ -45,13 +45,14 @@ async def one(project, res, extra_args=()):
             for i in range(3):
                 await a.w6(i)
             res["last"] = r.get("status")
+            res["w2_rounds"].append(statistics.median(res["w2"][-N2:]))
             tmux = servers.tmux_server_pid(f"/tmp/tmux-{os.getuid()}/rat-{rat.tenant}")
             res["tmux_hwm"].append(servers.proc_status(tmux, "VmHWM"))
             res["ratd_hwm"].append(servers.proc_status(rat.proc.pid, "VmHWM"))
 
 
 async def main():
-    results = {name: {"w2": [], "w3": [], "tmux_hwm": [], "ratd_hwm": []} for name, _, _ in BUILDS}
+    results = {name: {"w2": [], "w3": [], "w2_rounds": [], "tmux_hwm": [], "ratd_hwm": []} for name, _, _ in BUILDS}
     for rnd in range(ROUNDS):
         order = BUILDS if rnd % 2 == 0 else BUILDS[::-1]
         for name, project, extra in order:
@@ -61,6 +62,8 @@ async def main():
         q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]
         print(f"{name}: W2 p50 {statistics.median(r['w2']):.2f} ms p99 {q(r['w2'], .99):.2f} (n={len(r['w2'])}); "
               f"W3 p50 +{statistics.median(r['w3']):.2f} ms p99 +{q(r['w3'], .99):.2f} (n={len(r['w3'])}); "
+              f"W2 p50 of each round {[round(x, 2) for x in r['w2_rounds']]}; "
+              f"W2 over 5 ms {sum(x > 5 for x in r['w2'])}/{len(r['w2'])}; "
               f"tmux server VmHWM {r['tmux_hwm']}; ratd VmHWM {r['ratd_hwm']}; last answer {r.get('last')!r}")
 
 

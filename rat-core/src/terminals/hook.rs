@@ -256,7 +256,8 @@ fn hundredths(time: &str) -> Option<u64> {
 /// input numbers, written by ratd, read by the hook), `env/PANE` (the values of the pane's
 /// secret-named variables, written by its hook when they change, read by ratd before it masks
 /// an answer about the pane; never read by the inotify watch on `out/`, whose lines may be
-/// logged), and the FIFO `sleep` (never written: the hook's short waits, without a process).
+/// logged), and the FIFO `sleep` (the hook's short waits, without a process: ratd writes a new
+/// line to it when it records an input answered, which ends a wait at once).
 #[derive(Debug)]
 pub(crate) struct HookDir {
     path: PathBuf,
@@ -336,7 +337,30 @@ impl HookDir {
         }
         line.push('\n');
         write_private(&tmp, line.as_bytes())?;
-        std::fs::rename(&tmp, &path)
+        std::fs::rename(&tmp, &path)?;
+        if inputs.started == inputs.replied {
+            self.wake_waiting_hook();
+        }
+        Ok(())
+    }
+}
+
+impl HookDir {
+    /// Ends the short wait of a hook waiting for an input's answer (`in/PANE` just written):
+    /// without it, a hook that read the file a moment before ratd wrote it sleeps its 10 ms
+    /// out, a third of the short commands in the peer bench's W2. The FIFO is opened, written
+    /// and closed without blocking: with no hook holding it open, the byte goes with the close,
+    /// so none is left for a later wait. With several hooks waiting, one wakes, the others
+    /// wait their 10 ms as before.
+    fn wake_waiting_hook(&self) {
+        if let Ok(mut fifo) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(self.path.join("sleep"))
+        {
+            let _ = fifo.write(b"\n");
+        }
     }
 }
 
