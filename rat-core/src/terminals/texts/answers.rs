@@ -138,10 +138,15 @@ pub(crate) fn text_sent(window: &str, chars: usize, enter: bool) -> String {
 /// send_text's answer when the text was typed as keys (one line into a program): `chars`
 /// characters, then Enter if `enter`.
 pub(crate) fn text_typed(window: &str, chars: usize, enter: bool) -> String {
-    if enter {
-        format!("Typed {chars} characters into {window}, then pressed Enter.")
+    let characters = if chars == 1 {
+        "character"
     } else {
-        format!("Typed {chars} characters into {window}, without Enter.")
+        "characters"
+    };
+    if enter {
+        format!("Typed {chars} {characters} into {window}, then pressed Enter.")
+    } else {
+        format!("Typed {chars} {characters} into {window}, without Enter.")
     }
 }
 
