@@ -182,8 +182,8 @@ async fn a_line_sent_to_pythons_repl_is_evaluated() {
     );
     f.read_until("s", "main", 0, |s| s.ends_with(">>> print(6*7)\n42\n>>>"))
         .await;
-    // What tmux's command parser reads as its own goes as it is.
-    let odd = r#"print("a;b" + '$HOME ~ #{pane_id} \\;' + "{x}")"#;
+    // What tmux's command parser reads as its own goes as it is, and characters beyond ASCII.
+    let odd = r#"print("a;b" + '$HOME ~ #{pane_id} \\;' + "{x} é ✓")"#;
     let sent = t.send_text(text("main", odd, true)).await;
     assert_eq!(
         sent.text,
@@ -193,7 +193,7 @@ async fn a_line_sent_to_pythons_repl_is_evaluated() {
         )
     );
     f.read_until("s", "main", 0, |s| {
-        s.ends_with("\na;b$HOME ~ #{pane_id} \\;{x}\n>>>")
+        s.ends_with("\na;b$HOME ~ #{pane_id} \\;{x} é ✓\n>>>")
     })
     .await;
     t.send_keys(keys("main", &["C-d"])).await;

@@ -556,3 +556,20 @@ async fn until_readline_reads(w: &WindowDescription, starting: bool) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{TYPED_AT_MOST, types_as_keys};
+
+    #[test]
+    fn one_line_without_tab_and_short_is_typed() {
+        assert!(types_as_keys(":wq"));
+        assert!(types_as_keys("q"));
+        assert!(types_as_keys(&"é".repeat(TYPED_AT_MOST / 2)));
+        assert!(!types_as_keys(&"é".repeat(TYPED_AT_MOST / 2 + 1)));
+        assert!(!types_as_keys(""));
+        assert!(!types_as_keys("2+2\n"));
+        assert!(!types_as_keys("a\nb"));
+        assert!(!types_as_keys("ls\t-l"));
+    }
+}
