@@ -290,7 +290,8 @@ impl Terminals {
             .await;
         log(self
             .then_wait(window, result, seconds, cancel, number)
-            .await)
+            .await
+            .with_log("typed", typed))
     }
 
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
