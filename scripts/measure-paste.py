@@ -47,6 +47,7 @@ class Pane:
         self.env = env
         self.tmux("-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "24",
                   "-c", home, "bash --norc --noprofile")
+        self.path = self.tmux("display-message", "-p", "#{socket_path}").strip()
         self.tmux("pipe-pane", "-O", "-t", "=0:", f"cat >> {self.out}")
         time.sleep(0.3)
 
@@ -56,6 +57,9 @@ class Pane:
 
     def close(self):
         self.tmux("kill-server")
+        # Some releases (3.3a) leave the socket file behind.
+        if self.path and os.path.exists(self.path):
+            os.remove(self.path)
 
     def keys(self, *keys):
         self.tmux("send-keys", "-t", "=0:", "--", *keys)
