@@ -311,6 +311,29 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
     process_name(argv0, &member.comm)
 }
 
+/// The name of the program leading the terminal of the pane whose shell is `pane_pid`, when it
+/// is neither that shell nor another bash (a script, a shell started inside): a program whose
+/// keys send_text types a line as (docs/design/terminals.md, send_text). Named as tmux names
+/// it, by its `argv[0]` (`vim`, not the `vim.basic` the kernel names), escaped; a job whose
+/// leader ended by its last process, as [`job_without_leader`] does. `None` when a bash leads
+/// the terminal, or it can not be told.
+pub(crate) fn program_in_foreground(pane_pid: u32) -> Option<String> {
+    let group = foreground_group(pane_pid)?;
+    if group == pane_pid {
+        return None;
+    }
+    let Some(leader) = stat(group).filter(|leader| leader.state != b'Z') else {
+        return job_without_leader(pane_pid);
+    };
+    if leader.comm == b"bash" {
+        return None;
+    }
+    let cmdline = std::fs::read(format!("/proc/{group}/cmdline")).unwrap_or_default();
+    let name = tmux_name(cmdline.split(|&b| b == 0).next().unwrap_or_default());
+    let name = if name.is_empty() { &leader.comm } else { name };
+    (!name.is_empty()).then(|| escape(name))
+}
+
 /// A job bash holds stopped (C-z): its number, the name of its process, and whether the
 /// command of the prompt stopped it.
 #[derive(Debug, Clone, PartialEq, Eq)]

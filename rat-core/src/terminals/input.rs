@@ -47,7 +47,7 @@ pub struct SendText {
     /// The name of the window.
     #[schemars(extend("x-mcp-header" = "Window"))]
     pub window: String,
-    /// The text to paste, as is: new lines included, nothing added. No control character but tab and new line (keys go through send_keys).
+    /// The text to send, as is: new lines included, nothing added. No control character but tab and new line (keys go through send_keys).
     pub text: String,
     /// true presses Enter after the text, running it at a prompt; false leaves it on the command line, or answers a program without Enter.
     pub enter: bool,

@@ -152,11 +152,19 @@ pub fn close_window_description() -> String {
 
 /// How to type a command into a full-screen program, told alike by `send_text` and `send_keys`
 /// (`docs/design/terminals.md`, send_text: vim, once it asked for bracketed paste, inserts a paste
-/// as text in every mode; less takes it as keys).
-const FULL_SCREEN_COMMANDS: &str = "A full-screen program's commands are keys: press them with \
-     send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\" in vim; \"q\" in less), as vim \
-     may insert a paste as text in any mode (or press \":\" with send_keys, then send the rest of the \
-     command line with send_text).";
+/// as text in every mode; a line send_text types runs as a command).
+const FULL_SCREEN_COMMANDS: &str = "A full-screen program's command goes as one line by \
+     send_text, which types it (\":wq\" with enter true in vim, \"q\" in less), or as keys by \
+     send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\"); text of several lines \
+     is pasted, which vim inserts as text in any mode.";
+
+/// What a running program does with send_text's text (`docs/design/terminals.md`, send_text:
+/// measured): a single line typed, more pasted, kept on the line or taken line by line.
+const RUNNING_PROGRAM: &str = "To a running program, a single line without tab is typed as \
+     keys; more is pasted: a program whose line editor uses bracketed paste (bc, sqlite3, psql) \
+     keeps the pasted lines on its line until Enter, a plain reader (python 3.11's or node's \
+     REPL, a read, a new window before its prompt) takes each line as it comes, and bash runs \
+     what is left line by line once back at its prompt.";
 
 /// Description of `send_text`: what the text meets (the paste warning in place of what it meets
 /// at a prompt where bracketed paste does not hold), how a full-screen program's commands are
@@ -166,20 +174,15 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
         // In place of what text meets at a prompt (`docs/design/tools.md`, MCP instructions);
         // what it meets otherwise holds all the same.
         format!(
-            "{PASTE_WARNING} While a command runs, or in a new window before its prompt, the text \
-             is read as typed, a new line as Enter: wait for the prompt ({}) before sending. \
-             {FULL_SCREEN_COMMANDS}",
+            "{PASTE_WARNING} {RUNNING_PROGRAM} So before sending several lines, wait for the \
+             prompt ({}). {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     } else {
         format!(
-            "At a bash prompt, the text waits on the command line, new lines included, and nothing \
-             runs until Enter. A running program takes it as it takes a paste: one with a line \
-             editor using bracketed paste (bc, sqlite3, psql) keeps it on its line the same way \
-             until Enter; one without (python 3.11's or node's REPL, a read, a new window before \
-             its prompt) takes each line as it comes, a new line as Enter, and bash runs \
-             what is left line by line once back at its prompt. So before pasting several lines, \
-             wait for the prompt ({}). {FULL_SCREEN_COMMANDS}",
+            "At a bash prompt, the text is pasted: it waits on the command line, new lines \
+             included, and nothing runs until Enter. {RUNNING_PROGRAM} So before sending \
+             several lines, wait for the prompt ({}). {FULL_SCREEN_COMMANDS}",
             prompt_tool(check)
         )
     };
@@ -198,10 +201,10 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
         ""
     };
     format!(
-        "Paste text into a window, as a human pastes, then press Enter if enter is true. Returns \
-         at once, without waiting for the command{wait}. {meets} Run each long running command in the \
-         foreground of a window of its own (create_window) rather than in the background (&, \
-         nohup): {follow}."
+        "Send text into a window, pasted as a human pastes or typed as keys, then press Enter if \
+         enter is true. Returns at once, without waiting for the command{wait}. {meets} Run each \
+         long running command in the foreground of a window of its own (create_window) rather \
+         than in the background (&, nohup): {follow}."
     )
 }
 
@@ -228,9 +231,8 @@ pub fn send_keys_description(check: &TerminalCheck) -> String {
     };
     format!(
         "Press keys in a window, in order, one name per key: {}. C-c interrupts, C-d ends input. \
-         To type text at a prompt or into a program's input, use send_text; a full-screen \
-         program's commands are keys, pressed here one name per character (\":\", \"w\", \"q\", \
-         \"Enter\" in vim; \"q\" in less), as vim may insert a paste as text in any mode. {returns}",
+         To type text at a prompt or into a program's input, use send_text. \
+         {FULL_SCREEN_COMMANDS} {returns}",
         key_names()
     )
 }

@@ -26,6 +26,7 @@
 
 mod echo;
 mod marks;
+mod paste_mode;
 mod render;
 mod source;
 #[cfg(test)]
@@ -36,6 +37,7 @@ use std::collections::{HashMap, VecDeque};
 use echo::{Echoes, Fed};
 pub use marks::{Mark, MarkId};
 use marks::{MarkScanner, Piece};
+pub use paste_mode::PasteMode;
 pub use render::{Lines, Render};
 pub use source::Follow;
 
@@ -110,6 +112,8 @@ pub struct Transcript {
     told: VecDeque<MarkId>,
     /// The echoes of texts typed while a command runs, left out of its rows.
     echoes: Echoes,
+    /// The pane's bracketed-paste mode, as its programs set it.
+    paste: PasteMode,
 }
 
 impl Transcript {
@@ -125,6 +129,7 @@ impl Transcript {
             prompts: HashMap::new(),
             told: VecDeque::new(),
             echoes: Echoes::default(),
+            paste: PasteMode::default(),
         }
     }
 
@@ -134,6 +139,12 @@ impl Transcript {
         self.height = height;
     }
 
+    /// Whether the pane's program asked for bracketed paste, as the bytes fed so far tell
+    /// ([`PasteMode::bracketed`]): `None` when none of them told it yet, or bytes were lost.
+    pub fn bracketed_paste(&self) -> Option<bool> {
+        self.paste.bracketed()
+    }
+
     /// The last prompt's mark: the prompt a command typed now is typed at.
     pub fn prompt(&self) -> Option<MarkId> {
         self.prompt
@@ -141,6 +152,7 @@ impl Transcript {
 
     /// The pane's output, following what was fed before.
     pub fn feed(&mut self, bytes: &[u8]) {
+        self.paste.feed(bytes);
         let mut scanner = std::mem::take(&mut self.scanner);
         scanner.feed(bytes, &mut |piece| self.piece(piece));
         self.scanner = scanner;
@@ -159,6 +171,7 @@ impl Transcript {
     /// Bytes were lost between what was fed and what comes next (a paused stream): every
     /// command running is unframed.
     pub fn lost(&mut self) {
+        self.paste.lost();
         let mut scanner = std::mem::take(&mut self.scanner);
         scanner.flush(&mut |piece| self.piece(piece));
         self.scanner = scanner;

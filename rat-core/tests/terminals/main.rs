@@ -9,6 +9,8 @@
 //! - `model`: waits and statuses against ground truth over random sequences
 //!   (`RAT_MODEL_SEQUENCES`, `RAT_MODEL_SEED`).
 //! - `output`: what a wait's answer carries of what the command printed.
+//! - `paste`: send_text into running programs: a line typed as keys (vim, less, REPLs),
+//!   lines pasted, and what the answer tells of a program with bracketed paste on.
 //! - `secrets`: secrets printed by real commands masked in every answer, the round trips of
 //!   their placeholders, the outputs of a real session untouched.
 //! - `keys_tmux`: send_keys' key names against tmux itself.
@@ -28,6 +30,7 @@ mod locale;
 mod marks;
 mod model;
 mod output;
+mod paste;
 mod secrets;
 mod shells;
 mod transcript;

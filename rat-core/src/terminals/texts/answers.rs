@@ -135,6 +135,37 @@ pub(crate) fn text_sent(window: &str, chars: usize, enter: bool) -> String {
     }
 }
 
+/// send_text's answer when the text was typed as keys (one line into a program): `chars`
+/// characters, then Enter if `enter`.
+pub(crate) fn text_typed(window: &str, chars: usize, enter: bool) -> String {
+    let characters = if chars == 1 {
+        "character"
+    } else {
+        "characters"
+    };
+    if enter {
+        format!("Typed {chars} {characters} into {window}, then pressed Enter.")
+    } else {
+        format!("Typed {chars} {characters} into {window}, without Enter.")
+    }
+}
+
+/// Said after a paste into `program` (not bash), which had bracketed paste on: it took the text
+/// as one paste (vim inserts it as text in any mode), and how to type commands instead.
+pub(crate) fn pasted_bracketed(program: &str) -> String {
+    format!(
+        "{program} had bracketed paste on, so it took the text as one paste, not as typed keys: \
+         to type commands into it, send one line at a time (a single line without tab is typed \
+         as keys) or press keys with send_keys."
+    )
+}
+
+/// Said after text with new lines was pasted without Enter into `program`, whose line editor
+/// keeps a paste on its line (bracketed paste on, not a full-screen program).
+pub(crate) fn pasted_waits_on_line(program: &str) -> String {
+    format!("The text waits on {program}'s line, new lines included, until Enter.")
+}
+
 /// send_keys given no key; `names` are the key names.
 pub(crate) fn no_keys(names: &str) -> String {
     format!("Nothing was sent: keys is empty. Give key names, one per key: {names}.")

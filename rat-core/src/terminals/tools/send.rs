@@ -57,8 +57,9 @@ impl Terminals {
     }
 
     /// Numbers an input to `window` for the prompt hook, before it is written (see
-    /// [`crate::terminals::prompts`]); or the result telling why nothing can be sent.
-    async fn start_input(&self, window: &str) -> Result<PendingInput, ToolResult> {
+    /// [`crate::terminals::prompts`]), with the process of the pane's shell; or the result
+    /// telling why nothing can be sent.
+    async fn start_input(&self, window: &str) -> Result<(PendingInput, u32), ToolResult> {
         let w = match self.input_pane(window).await {
             Ok(Ok(w)) => w,
             Ok(Err(missing)) => return Err(self.missing_result(missing, window)),
@@ -103,7 +104,7 @@ impl Terminals {
         if !turn.at_prompt() {
             turn.tty_echoes = tty_echoes(w.pane_pid);
         }
-        Ok(turn)
+        Ok((turn, w.pane_pid))
     }
 
     /// What an input's outcome tells: tmux answered (the input reached the pane), refused it
@@ -177,8 +178,10 @@ impl Terminals {
     }
 
     /// send_text: the text pasted as one all-or-nothing input (`set-buffer`, then
-    /// `paste-buffer -p -r -d`, then Enter if asked, in one write). Control characters but tab
-    /// and new line are refused, naming the first one and its line; nothing is sent.
+    /// `paste-buffer -p -r -d`, then Enter if asked, in one write), or typed as keys
+    /// (`send-keys -l`) when it is one line for a program other than bash (see
+    /// [`types_as_keys`]). Control characters but tab and new line are refused, naming the
+    /// first one and its line; nothing is sent.
     pub async fn send_text(&self, input: SendText) -> ToolResult {
         self.send_text_with(input, CancellationToken::new()).await
     }
@@ -214,12 +217,28 @@ impl Terminals {
             Ok(client) => client,
             Err(fail) => return log(fail.result()),
         };
-        let mut turn = match self.start_input(window).await {
-            Ok(turn) => turn,
+        let (mut turn, pane_pid) = match self.start_input(window).await {
+            Ok(started) => started,
             Err(result) => return log(result),
         };
         turn.note_text(&input.text);
         self.expect_echo(&turn, &input.text, input.enter);
+        // A program (not bash) in the foreground: one line is typed as keys, so that it runs
+        // as a command (`:wq` in vim, `q` in less) where a paste would be inserted as text;
+        // anything else is pasted, as to bash.
+        let program = foreground::program_in_foreground(pane_pid);
+        let typed = program.is_some() && types_as_keys(&input.text);
+        // The program's bracketed-paste mode as its bytes tell it before the paste: what tmux
+        // brackets the paste by.
+        let bracketed = program.is_some()
+            && !typed
+            && !input.text.is_empty()
+            && self
+                .inner()
+                .current_server()
+                .follows
+                .get(turn.pane())
+                .is_some_and(|f| f.transcript().bracketed_paste() == Some(true));
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -228,26 +247,51 @@ impl Terminals {
         };
         let mut before = self.input_prelude(&target);
         before.push(self.probe(&target));
-        let sent = client
-            .paste_after(&target, input.text.as_bytes(), &before, after)
-            .await;
+        let sent = if typed {
+            let mut cmds = before;
+            cmds.push(tmux_cc::send_literal(&target, input.text.as_bytes()));
+            cmds.extend(after.iter().cloned());
+            client.input_ok(&cmds).await
+        } else {
+            client
+                .paste_after(&target, input.text.as_bytes(), &before, after)
+                .await
+        };
         let edit = if input.enter {
             LineEdit::Ends
         } else {
             LineEdit::Types
         };
-        let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
+        let sent = sent.map(|outputs| {
+            mark(&turn, &outputs, &input.text, edit);
+            probe_of(&outputs).is_some_and(|p| p.alternate)
+        });
+        let full_screen = *sent.as_ref().unwrap_or(&false);
+        let sent = sent.map(drop);
         let number = turn.number();
         let look = texts::look_text(window);
         let result = self
             .end_input(&client, window, turn, sent, &look, || {
                 let chars = input.text.chars().count();
-                ToolResult::ok(texts::text_sent(window, chars, input.enter))
+                if typed {
+                    return ToolResult::ok(texts::text_typed(window, chars, input.enter));
+                }
+                let mut text = texts::text_sent(window, chars, input.enter);
+                if let (Some(program), true) = (&program, bracketed) {
+                    text.push(' ');
+                    text.push_str(&texts::pasted_bracketed(program));
+                    if !full_screen && !input.enter && input.text.contains('\n') {
+                        text.push(' ');
+                        text.push_str(&texts::pasted_waits_on_line(program));
+                    }
+                }
+                ToolResult::ok(text)
             })
             .await;
         log(self
             .then_wait(window, result, seconds, cancel, number)
-            .await)
+            .await
+            .with_log("typed", typed))
     }
 
     /// A text typed while a command runs: the terminal echoes it among the command's bytes,
@@ -357,7 +401,7 @@ impl Terminals {
             Err(fail) => return log(fail.result()),
         };
         let turn = match self.start_input(window).await {
-            Ok(turn) => turn,
+            Ok((turn, _)) => turn,
             Err(result) => return log(result),
         };
         let sent = client
@@ -394,14 +438,29 @@ fn tty_echoes(pane_pid: u32) -> bool {
         .is_ok_and(|t| t.local_flags.contains(nix::sys::termios::LocalFlags::ECHO))
 }
 
-/// Notes where an input's rows start from the output of its probe (the second command of its
-/// write, after the one leaving modes): the input tmux answered, the mark read just before it.
-fn mark(turn: &PendingInput, outputs: &[Vec<Vec<u8>>], text: &str, edit: LineEdit) {
-    let Some(probe) = outputs
+/// The longest text send_text types as keys into a program rather than pasting.
+const TYPED_AT_MOST: usize = 1024;
+
+/// Whether send_text types `text` as keys into a program (not bash) rather than pasting it:
+/// one line (no new line: Enter is `enter`), no tab (a key of its own to a line editor: it
+/// completes), at most [`TYPED_AT_MOST`] bytes. See docs/design/terminals.md, send_text.
+fn types_as_keys(text: &str) -> bool {
+    !text.is_empty() && text.len() <= TYPED_AT_MOST && !text.contains(['\n', '\t'])
+}
+
+/// The output of an input's probe: the second command of its write, after the one leaving
+/// modes.
+fn probe_of(outputs: &[Vec<Vec<u8>>]) -> Option<Probe> {
+    outputs
         .get(1)
         .and_then(|lines| lines.first())
         .and_then(|line| Probe::parse(&String::from_utf8_lossy(line)))
-    else {
+}
+
+/// Notes where an input's rows start from the output of its probe: the input tmux answered,
+/// the mark read just before it.
+fn mark(turn: &PendingInput, outputs: &[Vec<Vec<u8>>], text: &str, edit: LineEdit) {
+    let Some(probe) = probe_of(outputs) else {
         return;
     };
     // Its first line, as the echo shows it: before any tab (shown as spaces). The echo's check
@@ -496,5 +555,22 @@ async fn until_readline_reads(w: &WindowDescription, starting: bool) -> bool {
             }
             _ => return false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TYPED_AT_MOST, types_as_keys};
+
+    #[test]
+    fn one_line_without_tab_and_short_is_typed() {
+        assert!(types_as_keys(":wq"));
+        assert!(types_as_keys("q"));
+        assert!(types_as_keys(&"é".repeat(TYPED_AT_MOST / 2)));
+        assert!(!types_as_keys(&"é".repeat(TYPED_AT_MOST / 2 + 1)));
+        assert!(!types_as_keys(""));
+        assert!(!types_as_keys("2+2\n"));
+        assert!(!types_as_keys("a\nb"));
+        assert!(!types_as_keys("ls\t-l"));
     }
 }
