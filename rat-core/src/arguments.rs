@@ -110,9 +110,68 @@ fn allowed(property: &Value) -> String {
             Some("string") => texts::ALLOWED_STRINGS.into(),
             _ => texts::ALLOWED_LIST.into(),
         },
+        Some("object") => match property.get("properties").and_then(Value::as_object) {
+            Some(fields) => {
+                let fields: Vec<(&str, String)> = fields
+                    .iter()
+                    .map(|(name, field)| (name.as_str(), allowed(field)))
+                    .collect();
+                texts::allowed_object(&fields)
+            }
+            None => texts::allowed_type("object"),
+        },
         Some(other) => texts::allowed_type(other),
         None => texts::ALLOWED_BY_SCHEMA.into(),
     }
+}
+
+/// Checks the object `value` against `property`'s fields, as [`check`] checks the arguments:
+/// a field it lacks, a required one missing, then each field; a range (`from` and `to`) must
+/// not end before it starts.
+fn fit_object(
+    name: &str,
+    property: &Value,
+    value: &mut Map<String, Value>,
+) -> Result<(), String> {
+    let empty = Map::new();
+    let fields = property
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if property.get("additionalProperties") == Some(&Value::Bool(false))
+        && let Some(unknown) = value.keys().find(|key| !fields.contains_key(*key))
+    {
+        let known: Vec<&str> = fields.keys().map(String::as_str).collect();
+        return Err(texts::field_unknown(
+            name,
+            &shown(&Value::String(unknown.clone())),
+            &known,
+        ));
+    }
+    let required: Vec<&str> = property
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (field, schema) in fields {
+        let path = format!("{name}.{field}");
+        match value.get_mut(field) {
+            None => {
+                if required.contains(&field.as_str()) {
+                    return Err(texts::argument_missing(&path, &allowed(schema)));
+                }
+            }
+            Some(inner) => fit(&path, schema, inner)?,
+        }
+    }
+    if let (Some(from), Some(to)) = (
+        value.get("from").and_then(whole_number),
+        value.get("to").and_then(whole_number),
+    ) && from > to
+    {
+        return Err(texts::range_reversed(name, &shown(&Value::Object(value.clone()))));
+    }
+    Ok(())
 }
 
 /// The bounds of an integer property as its schema states them.
@@ -185,6 +244,10 @@ fn fit(name: &str, property: &Value, value: &mut Value) -> Result<(), String> {
             }
             Ok(())
         }
+        Some("object") => match value.as_object_mut() {
+            Some(object) => fit_object(name, property, object),
+            None => Err(wrong(value)),
+        },
         _ => Ok(()),
     }
 }

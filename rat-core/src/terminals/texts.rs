@@ -6,10 +6,12 @@
 
 mod answers;
 mod arguments;
+mod rows;
 mod status;
 
 pub(crate) use answers::*;
 pub(crate) use arguments::*;
+pub(crate) use rows::*;
 pub(crate) use status::{ago, list_exit, wait_exit};
 
 use super::check::{Degradation, TerminalCheck};

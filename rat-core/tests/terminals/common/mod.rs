@@ -176,6 +176,7 @@ pub fn read(window: &str, rows: u32) -> ReadWindow {
     ReadWindow {
         window: window.into(),
         scrollback_rows: Some(rows),
+        output_rows: None,
     }
 }
 
@@ -304,6 +305,7 @@ impl Fixture {
                 .read_window(rat_core::terminals::ReadWindow {
                     window: window.into(),
                     scrollback_rows: Some(rows),
+                    output_rows: None,
                 })
                 .await;
             if until(&r.text) {
