@@ -311,6 +311,30 @@ mod tests {
                 json!({"window": "main", "scrollback_rows": "10"}),
             ),
             ("read_window", json!({"window": 5})),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 62, "to": 61}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 0, "to": 61}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1, "to": 2, "last": 3}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": "1-61"}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1, "to": "61"}}),
+            ),
             ("read_window", json!({})),
             ("send_text", json!({"window": "main", "text": "ls"})),
             (
@@ -365,6 +389,13 @@ mod tests {
                 json!({"path": "/x", "start_line": -2.0, "max_lines": null})
             ),
             r#"ok {"path":"/x","start_line":-2}"#
+        );
+        assert_eq!(
+            text(
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1.0, "to": 1e30}})
+            ),
+            r#"ok {"window":"main","output_rows":{"from":1,"to":18446744073709551615}}"#
         );
         assert_eq!(
             text("wait_window", json!({"window": "main", "max_seconds": 0})),

@@ -85,7 +85,7 @@ pub struct ReadWindow {
     #[serde(default, deserialize_with = "any_count")]
     #[schemars(schema_with = "any_count_schema", extend("default" = 0))]
     pub scrollback_rows: Option<u32>,
-    /// Instead of the screen, rows of the output of the window's last command (or of the one running), by number as wait_window's answers number them: row 1 is the command's first output row, from and to both included. A to past the last row reads to the last; from after to is refused, and so is a window where no command's rows are known from the shell's marks (then scrollback_rows reads the history).
+    /// Instead of the screen (scrollback_rows then unused): rows of the output of the window's last command, or of the one running, by number as wait_window's answers and their hints number them: row 1 is the command's first output row, from and to both included. A to past the last row reads to the last one; a from past it, or after to, is refused; so is a window where no command's rows are known from the shell's marks (scrollback_rows reads the history there). Rows over the read budget: the last ones asked are shown, and the call reading the others is named.
     #[serde(default)]
     #[schemars(schema_with = "row_range_schema")]
     pub output_rows: Option<RowRange>,
