@@ -28,6 +28,7 @@ mod locale;
 mod marks;
 mod model;
 mod output;
+mod rows;
 mod secrets;
 mod shells;
 mod transcript;
