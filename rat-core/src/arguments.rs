@@ -128,11 +128,7 @@ fn allowed(property: &Value) -> String {
 /// Checks the object `value` against `property`'s fields, as [`check`] checks the arguments:
 /// a field it lacks, a required one missing, then each field; a range (`from` and `to`) must
 /// not end before it starts.
-fn fit_object(
-    name: &str,
-    property: &Value,
-    value: &mut Map<String, Value>,
-) -> Result<(), String> {
+fn fit_object(name: &str, property: &Value, value: &mut Map<String, Value>) -> Result<(), String> {
     let empty = Map::new();
     let fields = property
         .get("properties")
@@ -169,7 +165,10 @@ fn fit_object(
         value.get("to").and_then(whole_number),
     ) && from > to
     {
-        return Err(texts::range_reversed(name, &shown(&Value::Object(value.clone()))));
+        return Err(texts::range_reversed(
+            name,
+            &shown(&Value::Object(value.clone())),
+        ));
     }
     Ok(())
 }

@@ -3,18 +3,8 @@
 
 use crate::common::*;
 use rat_core::result::Outcome;
-use rat_core::terminals::{ReadWindow, RowRange};
 
 const DONE: &str = "main: the command finished Ns ago, exit status 0.";
-
-/// A read_window input of rows `from` to `to` of `window`'s last command.
-fn rows(window: &str, from: u64, to: u64) -> ReadWindow {
-    ReadWindow {
-        window: window.into(),
-        scrollback_rows: None,
-        output_rows: Some(RowRange { from, to }),
-    }
-}
 
 fn numbers(from: u32, to: u32) -> String {
     (from..=to)
@@ -28,7 +18,7 @@ async fn the_hint_names_exactly_the_rows_left_out_and_reads_them() {
     let f = start_ready().await;
     let t = f.controller.session("s");
     // Before any command: no rows known.
-    let none = t.read_window(rows("main", 1, 10)).await;
+    let none = t.read_window(read_rows("main", 1, 10)).await;
     assert_eq!(
         none.outcome,
         Outcome::Refused {
@@ -53,7 +43,7 @@ async fn the_hint_names_exactly_the_rows_left_out_and_reads_them() {
         )
     );
     // Exactly the rows left out, none other.
-    let read = t.read_window(rows("main", 1, 61)).await;
+    let read = t.read_window(read_rows("main", 1, 61)).await;
     assert_eq!(read.outcome, Outcome::Ok, "{}", read.text);
     assert_eq!(
         read.text,
@@ -64,16 +54,16 @@ async fn the_hint_names_exactly_the_rows_left_out_and_reads_them() {
     );
     // One row; to past the end reads to the last.
     assert_eq!(
-        t.read_window(rows("main", 7, 7)).await.text,
+        t.read_window(read_rows("main", 7, 7)).await.text,
         "[row 7 of the 101 the last command in main printed]\n7"
     );
     assert_eq!(
-        t.read_window(rows("main", 99, 500)).await.text,
+        t.read_window(read_rows("main", 99, 500)).await.text,
         "[rows 99 to 101 of the 101 the last command in main printed; there is none after row \
          101]\n99\n100\n101"
     );
     // From past the end: refused, with the call reading them all.
-    let past = t.read_window(rows("main", 102, 110)).await;
+    let past = t.read_window(read_rows("main", 102, 110)).await;
     assert!(past.outcome.is_error());
     assert_eq!(
         past.text,
@@ -83,7 +73,7 @@ async fn the_hint_names_exactly_the_rows_left_out_and_reads_them() {
     );
     // A command printing nothing.
     f.run("s", "main", "true").await;
-    let nothing = t.read_window(rows("main", 1, 1)).await;
+    let nothing = t.read_window(read_rows("main", 1, 1)).await;
     assert_eq!(nothing.outcome, Outcome::Message);
     assert_eq!(nothing.text, "The last command in main printed nothing.");
 }
@@ -114,7 +104,7 @@ async fn a_git_log_of_101_commits_is_read_in_two_calls() {
             subjects(1, 40)
         )
     );
-    let read = t.read_window(rows("main", 1, 61)).await;
+    let read = t.read_window(read_rows("main", 1, 61)).await;
     assert_eq!(
         read.text,
         format!(
@@ -129,11 +119,7 @@ async fn rows_of_a_command_still_running_are_numbered_from_its_first() {
     let f = start_ready().await;
     let t = f.controller.session("s");
     let r = t
-        .send_text(run_text(
-            "main",
-            "seq 50; read -r; seq 51 130; sleep 30",
-            2,
-        ))
+        .send_text(run_text("main", "seq 50; read -r; seq 51 130; sleep 30", 2))
         .await;
     assert!(
         r.text.contains("[50 rows printed, the last 40 below; read_window main with output_rows {\"from\": 1, \"to\": 10} shows the others]"),
@@ -152,7 +138,7 @@ async fn rows_of_a_command_still_running_are_numbered_from_its_first() {
         "{}",
         w.text
     );
-    let read = t.read_window(rows("main", 45, 55)).await;
+    let read = t.read_window(read_rows("main", 45, 55)).await;
     assert_eq!(
         read.text,
         format!(

@@ -256,10 +256,7 @@ impl Terminals {
             secrets: None,
         };
         let numbered = current && rows.first > 0;
-        let mut answer = format!(
-            "{head}\n{}",
-            marked::block(reach, &rows, place, numbered)
-        );
+        let mut answer = format!("{head}\n{}", marked::block(reach, &rows, place, numbered));
         if left_on {
             answer.push('\n');
             answer.push_str(texts::ALTERNATE_LEFT_ON);

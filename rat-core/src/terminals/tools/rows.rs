@@ -34,9 +34,7 @@ impl Terminals {
             .and_then(|ws| ws.into_iter().find(|w| w.name == window));
         let Some(w) = found else {
             return Ok(match self.explain_missing().await? {
-                Missing::Window => {
-                    ToolResult::refused(texts::no_window(window), "no such window")
-                }
+                Missing::Window => ToolResult::refused(texts::no_window(window), "no such window"),
                 Missing::Session(origin) if window != FIRST_WINDOW => ToolResult::refused(
                     texts::other_window_in_new_session(window, origin),
                     "session just created",
@@ -133,7 +131,10 @@ impl Terminals {
         } else {
             (
                 to + 1 - kept as u64,
-                asked[asked.len() - kept..].iter().map(|r| r.as_ref()).collect(),
+                asked[asked.len() - kept..]
+                    .iter()
+                    .map(|r| r.as_ref())
+                    .collect(),
             )
         };
         let cut = (shown_from > from).then(|| (from, shown_from - 1, budget));

@@ -424,7 +424,10 @@ fn rows_are_numbered_from_the_command_s_first_told_or_not() {
     // Told in full, it is still read by number, until another command starts.
     t.feed(format!("{}{}$ ", d(1, 0), a(2)).as_bytes());
     assert_eq!(lines(&mut t, 1), (vec![], Some(Some(0))));
-    assert!(matches!(t.numbered(), Some(Numbered::Rows { ended: true, .. })));
+    assert!(matches!(
+        t.numbered(),
+        Some(Numbered::Rows { ended: true, .. })
+    ));
     t.feed(format!("ls\r\n{}a\r\n", c(2)).as_bytes());
     assert_eq!(t.current(), Some(id(2)));
     assert_eq!(
