@@ -148,3 +148,82 @@ async fn rows_of_a_command_still_running_are_numbered_from_its_first() {
         )
     );
 }
+
+#[tokio::test]
+async fn rows_past_the_history_keep_their_numbers() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let r = t.send_text(run_text("main", "seq 12000", 40)).await;
+    let header = r.text.lines().nth(1).unwrap();
+    // 10000 rows of history and 23 on the screen (the prompt on the 24th) are kept.
+    assert_eq!(
+        header,
+        "[its first 1977 rows went past the history's 10000 rows before they could be told: \
+         10023 rows left, the last 40 below; read_window main with output_rows \
+         {\"from\": 1978, \"to\": 11960} shows the others]"
+    );
+    let gone = t.read_window(read_rows("main", 1, 100)).await;
+    assert!(gone.outcome.is_error());
+    assert_eq!(
+        gone.text,
+        "rows 1 to 1977 went past the history's 10000 rows before they could be read: the \
+         command's rows kept in main are 1978 to 12000. Nothing was read: read_window main \
+         with output_rows {\"from\": 1978, \"to\": 2017} shows the first of them."
+    );
+    let read = t.read_window(read_rows("main", 1, 1980)).await;
+    assert_eq!(
+        read.text,
+        "[rows 1978 to 1980 of the 12000 the last command in main printed; rows 1 to 1977 went \
+         past the history's 10000 rows]\n1978\n1979\n1980"
+    );
+}
+
+#[tokio::test]
+async fn rows_a_command_erased_are_not_its_rows() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let r = t
+        .send_text(run_text("main", "seq 30; clear; seq 101 160", 10))
+        .await;
+    assert_eq!(
+        f.redact(&r.text),
+        format!(
+            "{DONE}\n[60 rows printed, the last 40 below; read_window main with output_rows \
+             {{\"from\": 1, \"to\": 20}} shows the others]\n{}",
+            numbers(121, 160)
+        )
+    );
+    let read = t.read_window(read_rows("main", 1, 20)).await;
+    assert_eq!(
+        read.text,
+        format!(
+            "[rows 1 to 20 of the 60 the last command in main printed]\n{}",
+            numbers(101, 120)
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_full_screen_program_has_a_screen_not_rows() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    t.send_text(text("main", "seq 100; tput smcup; sleep 30", true))
+        .await;
+    f.wait_command("s", "main", "sleep").await;
+    // The pane's bytes reach the transcript by its pipe, a moment after tmux read them.
+    let mut read = t.read_window(read_rows("main", 1, 10)).await;
+    for _ in 0..100 {
+        if read.outcome.is_error() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        read = t.read_window(read_rows("main", 1, 10)).await;
+    }
+    assert!(read.outcome.is_error());
+    assert_eq!(
+        read.text,
+        "A full-screen program holds the screen of main: what it shows is a screen, not rows. \
+         Nothing was read: read_window main without output_rows shows it."
+    );
+    t.send_keys(keys("main", &["C-c"])).await;
+}

@@ -34,7 +34,7 @@ pub(crate) fn kept<L: AsRef<str>>(lines: &[L]) -> (usize, Option<&str>) {
 
 /// How many rows above those an answer can show are masked with them: a secret over several
 /// rows (a key's block) is seen whole when it starts there.
-const MASK_ABOVE: usize = 24;
+pub(crate) const MASK_ABOVE: usize = 24;
 
 /// The last lines of `lines` masked in place (`docs/design/secrets.md`), before they are cut
 /// and measured: those an answer can show and [`MASK_ABOVE`] above them, not a long output

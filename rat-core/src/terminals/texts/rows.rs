@@ -44,12 +44,12 @@ pub(crate) struct RowsRead<'a> {
 }
 
 /// The header of read_window's `output_rows` answer, before the rows: which rows of which
-/// command; `gone`: the first row asked is past the history's limit, and the first one kept
-/// is `from`; `past_end`: rows were asked after the last; `cut`: the first rows asked,
-/// `cut.0` to `cut.1`, are over the read budget, and left out.
+/// command; `kept_from`: rows were asked before the first one kept, this one (the others went
+/// past the history's limit); `past_end`: rows were asked after the last; `cut`: the first
+/// rows asked, `cut.0` to `cut.1`, are over the read budget, and left out.
 pub(crate) fn rows_read(
     read: RowsRead<'_>,
-    gone: bool,
+    kept_from: Option<u64>,
     past_end: bool,
     cut: Option<(u64, u64, ReadBudget)>,
 ) -> String {
@@ -66,10 +66,10 @@ pub(crate) fn rows_read(
         format!("of the {last} printed so far by the command running in {window}")
     };
     let mut header = format!("[{} {whose}", span(from, to));
-    if gone {
+    if let Some(first) = kept_from {
         header.push_str(&format!(
             "; {} went past the history's {HISTORY_LIMIT} rows",
-            span(1, from - 1)
+            span(1, first - 1)
         ));
     }
     if past_end {

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use crate::result::ToolResult;
 use crate::terminals::controller::{FIRST_WINDOW, TmuxFailure};
 use crate::terminals::input::RowRange;
+use crate::terminals::output::marked::MASK_ABOVE;
 use crate::terminals::texts::{self, RowsRead};
 use crate::terminals::transcript::Numbered;
 
@@ -14,10 +15,6 @@ use super::{Missing, Terminals};
 
 /// Room the answer keeps for its header within the read budget.
 const HEADER_ROOM: usize = 1024;
-
-/// How many rows above those asked are masked with them: a secret over several rows (a key's
-/// block) is seen whole when it starts there.
-const MASK_ABOVE: usize = 24;
 
 impl Terminals {
     /// The rows `range` of `window`'s current command: told from its transcript, masked, the
@@ -146,7 +143,7 @@ impl Terminals {
                 last,
                 ended,
             },
-            range.from < first,
+            (range.from < first).then_some(first),
             range.to > last,
             cut,
         );
