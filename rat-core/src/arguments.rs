@@ -11,7 +11,8 @@
 //! 50) are left to the tool. Whole numbers written as floats (`2.0`, `1e30`) are taken as the
 //! whole numbers they are; an argument whose schema sets no bound above (`scrollback_rows`,
 //! clamped to the history there is) takes any count; an optional argument given `null` is
-//! taken as not given.
+//! taken as not given. An object argument's fields are checked the same way, named with it
+//! (`output_rows.from`), and a range (fields `from` and `to`) must not end before it starts.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
