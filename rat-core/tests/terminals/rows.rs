@@ -227,3 +227,29 @@ async fn a_full_screen_program_has_a_screen_not_rows() {
     );
     t.send_keys(keys("main", &["C-c"])).await;
 }
+
+#[tokio::test]
+async fn a_row_over_the_read_budget_is_read_by_its_end() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let r = t
+        .send_text(run_text("main", "printf 'x%.0s' $(seq 70000); echo", 20))
+        .await;
+    assert!(
+        r.text.contains(
+            "\n[1 row printed, the end of the last one below; read_window main with output_rows \
+             {\"from\": 1, \"to\": 1} shows it in full]\n"
+        ),
+        "{}",
+        &r.text[..200]
+    );
+    let read = t.read_window(read_rows("main", 1, 1)).await;
+    let (header, row) = read.text.split_once('\n').unwrap();
+    assert_eq!(
+        header,
+        "[row 1 of the 1 the last command in main printed; row 1 alone is over the read budget \
+         (64 KiB): only its end is shown]"
+    );
+    assert!(row.chars().all(|c| c == 'x'));
+    assert!(read.text.len() <= rat_core::result::ReadBudget::DEFAULT.bytes());
+}

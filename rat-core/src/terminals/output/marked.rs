@@ -103,7 +103,7 @@ pub(crate) fn block(
             let left = if end.is_some() { total } else { total - kept };
             let from = lines.first;
             let to = from + left as u64 - 1;
-            header.push_str(&texts::reach_rows(reach.window, from, to));
+            header.push_str(&texts::reach_rows(reach.window, from, to, end.is_some()));
         } else if bytes + READ_ROOM > reach.budget.bytes() {
             header.push_str(&texts::over_read_budget(bytes, &reach.budget));
         } else {

@@ -20,10 +20,16 @@ fn argument(from: u64, to: u64) -> String {
 }
 
 /// Added to the header of a cut answer: the read_window call showing exactly the rows it left
-/// out, `from` to `to` (numbered from the command's first row).
-pub(crate) fn reach_rows(window: &str, from: u64, to: u64) -> String {
+/// out, `from` to `to` (numbered from the command's first row); `in_full`: the answer showed
+/// only the end of the last row, and the call shows every row, that one whole.
+pub(crate) fn reach_rows(window: &str, from: u64, to: u64, in_full: bool) -> String {
+    let shows = match (in_full, from == to) {
+        (false, _) => "the others",
+        (true, true) => "it in full",
+        (true, false) => "them in full",
+    };
     format!(
-        "; read_window {window} with {} shows the others",
+        "; read_window {window} with {} shows {shows}",
         argument(from, to)
     )
 }
@@ -46,12 +52,14 @@ pub(crate) struct RowsRead<'a> {
 /// The header of read_window's `output_rows` answer, before the rows: which rows of which
 /// command; `kept_from`: rows were asked before the first one kept, this one (the others went
 /// past the history's limit); `past_end`: rows were asked after the last; `cut`: the first
-/// rows asked, `cut.0` to `cut.1`, are over the read budget, and left out.
+/// rows asked, `cut.0` to `cut.1`, are over the read budget, and left out; `end_only`: the
+/// last row alone is over the read budget, and only its end is shown.
 pub(crate) fn rows_read(
     read: RowsRead<'_>,
     kept_from: Option<u64>,
     past_end: bool,
     cut: Option<(u64, u64, ReadBudget)>,
+    end_only: Option<ReadBudget>,
 ) -> String {
     let RowsRead {
         window,
@@ -82,6 +90,11 @@ pub(crate) fn rows_read(
              shows them",
             span(a, b),
             argument(a, b)
+        ));
+    }
+    if let Some(budget) = end_only {
+        header.push_str(&format!(
+            "; row {to} alone is over the read budget ({budget}): only its end is shown"
         ));
     }
     header.push(']');

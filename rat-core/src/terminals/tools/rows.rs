@@ -146,6 +146,7 @@ impl Terminals {
             (range.from < first).then_some(first),
             range.to > last,
             cut,
+            (kept == 0).then_some(budget),
         );
         Ok(ToolResult::ok(format!("{header}\n{}", shown.join("\n")))
             .with_log("rows_read", shown.len()))
