@@ -95,8 +95,18 @@ impl Terminals {
         let from = range.from.max(first);
         let to = range.to.min(last);
         let at = |n: u64| (n - first) as usize;
-        // Masked with the rows above them (docs/design/secrets.md), then only those asked.
-        let above = at(from).saturating_sub(MASK_ABOVE);
+        let budget = inner.config.read_budget;
+        let room = budget.bytes().saturating_sub(HEADER_ROOM);
+        // Only the last rows asked that may fit the budget are masked (twice its room, masked
+        // values' lengths differ), with the rows above them (docs/design/secrets.md): not a
+        // long output whole.
+        let mut start = at(to);
+        let mut bytes = lines[start].len() + 1;
+        while start > at(from) && bytes + lines[start - 1].len() < 2 * room {
+            start -= 1;
+            bytes += lines[start].len() + 1;
+        }
+        let above = start.saturating_sub(MASK_ABOVE);
         let rows: Vec<Cow<str>> = lines[above..=at(to)]
             .iter()
             .map(|l| Cow::Borrowed(l.as_str()))
@@ -104,10 +114,8 @@ impl Terminals {
         self.learn_secrets(w.pane, w.pane_pid);
         let vault = self.vault();
         let masked = crate::secrets::mask_rows(vault.as_deref(), rows);
-        let asked = &masked[at(from) - above..];
+        let asked = &masked[start - above..];
         // The last rows asked within the read budget; the first ones left out, named.
-        let budget = inner.config.read_budget;
-        let room = budget.bytes().saturating_sub(HEADER_ROOM);
         let mut kept = 0;
         let mut bytes = 0;
         for row in asked.iter().rev() {
