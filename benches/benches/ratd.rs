@@ -251,6 +251,7 @@ async fn bench() {
             .read_window(ReadWindow {
                 window: "main".into(),
                 scrollback_rows: None,
+                output_rows: None,
             })
             .await;
         core_read.push(started.elapsed());

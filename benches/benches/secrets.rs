@@ -70,6 +70,7 @@ fn read(rows: u32) -> ReadWindow {
     ReadWindow {
         window: "main".into(),
         scrollback_rows: Some(rows),
+        output_rows: None,
     }
 }
 

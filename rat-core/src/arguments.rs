@@ -11,7 +11,8 @@
 //! 50) are left to the tool. Whole numbers written as floats (`2.0`, `1e30`) are taken as the
 //! whole numbers they are; an argument whose schema sets no bound above (`scrollback_rows`,
 //! clamped to the history there is) takes any count; an optional argument given `null` is
-//! taken as not given.
+//! taken as not given. An object argument's fields are checked the same way, named with it
+//! (`output_rows.from`), and a range (fields `from` and `to`) must not end before it starts.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
@@ -110,9 +111,67 @@ fn allowed(property: &Value) -> String {
             Some("string") => texts::ALLOWED_STRINGS.into(),
             _ => texts::ALLOWED_LIST.into(),
         },
+        Some("object") => match property.get("properties").and_then(Value::as_object) {
+            Some(fields) => {
+                let fields: Vec<(&str, String)> = fields
+                    .iter()
+                    .map(|(name, field)| (name.as_str(), allowed(field)))
+                    .collect();
+                texts::allowed_object(&fields)
+            }
+            None => texts::allowed_type("object"),
+        },
         Some(other) => texts::allowed_type(other),
         None => texts::ALLOWED_BY_SCHEMA.into(),
     }
+}
+
+/// Checks the object `value` against `property`'s fields, as [`check`] checks the arguments:
+/// a field it lacks, a required one missing, then each field; a range (`from` and `to`) must
+/// not end before it starts.
+fn fit_object(name: &str, property: &Value, value: &mut Map<String, Value>) -> Result<(), String> {
+    let empty = Map::new();
+    let fields = property
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if property.get("additionalProperties") == Some(&Value::Bool(false))
+        && let Some(unknown) = value.keys().find(|key| !fields.contains_key(*key))
+    {
+        let known: Vec<&str> = fields.keys().map(String::as_str).collect();
+        return Err(texts::field_unknown(
+            name,
+            &shown(&Value::String(unknown.clone())),
+            &known,
+        ));
+    }
+    let required: Vec<&str> = property
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (field, schema) in fields {
+        let path = format!("{name}.{field}");
+        match value.get_mut(field) {
+            None => {
+                if required.contains(&field.as_str()) {
+                    return Err(texts::argument_missing(&path, &allowed(schema)));
+                }
+            }
+            Some(inner) => fit(&path, schema, inner)?,
+        }
+    }
+    if let (Some(from), Some(to)) = (
+        value.get("from").and_then(whole_number),
+        value.get("to").and_then(whole_number),
+    ) && from > to
+    {
+        return Err(texts::range_reversed(
+            name,
+            &shown(&Value::Object(value.clone())),
+        ));
+    }
+    Ok(())
 }
 
 /// The bounds of an integer property as its schema states them.
@@ -185,6 +244,10 @@ fn fit(name: &str, property: &Value, value: &mut Value) -> Result<(), String> {
             }
             Ok(())
         }
+        Some("object") => match value.as_object_mut() {
+            Some(object) => fit_object(name, property, object),
+            None => Err(wrong(value)),
+        },
         _ => Ok(()),
     }
 }
@@ -248,6 +311,30 @@ mod tests {
                 json!({"window": "main", "scrollback_rows": "10"}),
             ),
             ("read_window", json!({"window": 5})),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 62, "to": 61}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 0, "to": 61}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1, "to": 2, "last": 3}}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": "1-61"}),
+            ),
+            (
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1, "to": "61"}}),
+            ),
             ("read_window", json!({})),
             ("send_text", json!({"window": "main", "text": "ls"})),
             (
@@ -302,6 +389,13 @@ mod tests {
                 json!({"path": "/x", "start_line": -2.0, "max_lines": null})
             ),
             r#"ok {"path":"/x","start_line":-2}"#
+        );
+        assert_eq!(
+            text(
+                "read_window",
+                json!({"window": "main", "output_rows": {"from": 1.0, "to": 1e30}})
+            ),
+            r#"ok {"window":"main","output_rows":{"from":1,"to":18446744073709551615}}"#
         );
         assert_eq!(
             text("wait_window", json!({"window": "main", "max_seconds": 0})),

@@ -149,17 +149,18 @@ pub async fn write_file_noted(
     };
     let shown = path.display().to_string();
     let content = input.content;
+    let link = link_as_given(&input.path, &path);
     let told = journal.as_ref().and_then(|journal| journal.told(&path));
     let result = within(
         deadline,
         move || match journal {
             Some(journal) => {
                 let noted = journal.begin(&path, content.len() as u64);
-                let result = write::write_now(&path, content.as_bytes());
+                let result = write::write_now(&path, content.as_bytes(), link);
                 journal.done(noted);
                 result
             }
-            None => write::write_now(&path, content.as_bytes()),
+            None => write::write_now(&path, content.as_bytes(), link),
         },
         || text::internal_error(&text::writing(&shown)),
         || text::write_not_answered(&shown),
@@ -284,6 +285,19 @@ fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
         .components()
         .filter(|c| !matches!(c, Component::CurDir))
         .collect())
+}
+
+/// How a result names the symbolic link `path` written or read through, when the agent gave it
+/// from the home directory (`given`, `~/files/dangling`): as given, `~/` and all, its `//` and
+/// `/./` gone; `None` for a path given absolute, named by its real path. The file it leads
+/// to is named by its real path either way.
+fn link_as_given(given: &str, path: &Path) -> Option<PathBuf> {
+    if !given.starts_with("~/") {
+        return None;
+    }
+    let home = std::env::home_dir()?;
+    let rest = path.strip_prefix(&home).ok()?;
+    Some(Path::new("~").join(rest))
 }
 
 /// The file opened as `file` when `path` itself is a symbolic link (dangling, relative or

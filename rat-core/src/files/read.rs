@@ -80,7 +80,10 @@ pub(super) fn read_opened(
 ) -> ToolResult {
     // through a symbolic link, the file read is named, and the link
     let shown = match linked_file(path, &opened.file) {
-        Some(file) => text::file_named(&file, Some(path)),
+        Some(file) => {
+            let link = super::link_as_given(&input.path, path);
+            text::file_named(&file, Some(link.as_deref().unwrap_or(path)))
+        }
         None => text::file_named(path, None),
     };
     let mut read = FileRead {

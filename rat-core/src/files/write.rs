@@ -11,8 +11,9 @@ use crate::result::ToolResult;
 
 /// Writes `content` to the regular file at `path` (absolute, normalized), creating it and its
 /// missing directories, or replacing it in place: truncated, then written, keeping its mode,
-/// owner, hard links and extended attributes; a symbolic link is followed.
-pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
+/// owner, hard links and extended attributes; a symbolic link is followed, and named `link`
+/// when the agent gave it from the home directory (`~/...`), else by its real path.
+pub(super) fn write_now(path: &Path, content: &[u8], link: Option<PathBuf>) -> ToolResult {
     let what = text::writing(path.display());
     // checked before opening: opening some devices has effects
     let mut directories = Vec::new();
@@ -34,7 +35,7 @@ pub(super) fn write_now(path: &Path, content: &[u8]) -> ToolResult {
         }
         Err(error) => return failure(&error, &what, path, Access::Write, false),
     }
-    let mut result = write_opened(path, content, was_missing, &directories, &what);
+    let mut result = write_opened(path, content, was_missing, &directories, &what, link);
     if result.outcome.is_error() && !directories.is_empty() {
         // Nothing half-done: the directories made for a file that was not written go again,
         // and the failure says so.
@@ -73,6 +74,7 @@ fn write_opened(
     was_missing: bool,
     directories: &[PathBuf],
     what: &str,
+    link: Option<PathBuf>,
 ) -> ToolResult {
     let what = what.to_owned();
     let (mut file, mut created) = match open(path) {
@@ -119,7 +121,10 @@ fn write_opened(
     let shown = real_name(path);
     // through a symbolic link, the file written is named, and the link after its size
     let mut answer = match &linked {
-        Some(real) => text::written(created, real, Some(&shown), size, former),
+        Some(real) => {
+            let link = link.unwrap_or(shown);
+            text::written(created, real, Some(&link), size, former)
+        }
         None => text::written(created, &shown, None, size, former),
     };
     if !directories.is_empty() {

@@ -85,6 +85,38 @@ pub struct ReadWindow {
     #[serde(default, deserialize_with = "any_count")]
     #[schemars(schema_with = "any_count_schema", extend("default" = 0))]
     pub scrollback_rows: Option<u32>,
+    /// Instead of the screen (scrollback_rows then unused): rows of the output of the window's last command, or of the one running, by number as wait_window's answers and their hints number them: row 1 is the command's first output row, from and to both included. A to past the last row reads to the last one; a from past it, or after to, is refused; so is a window where no command's rows are known from the shell's marks (scrollback_rows reads the history there). Rows over the read budget: the last ones asked are shown, and the call reading the others is named.
+    #[serde(default)]
+    #[schemars(schema_with = "row_range_schema")]
+    pub output_rows: Option<RowRange>,
+}
+
+/// Rows of a command's output by number, both included: read_window's `output_rows`. The
+/// arguments' check (`crate::arguments`) refuses `from` after `to`, and numbers below 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowRange {
+    /// The first row, from 1.
+    pub from: u64,
+    /// The last row, at least `from`.
+    pub to: u64,
+}
+
+/// The schema of [`RowRange`], inline: an object of two whole numbers from 1.
+fn row_range_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "from": {"type": "integer", "minimum": 1, "description": "The first row, from 1."},
+            "to": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The last row, not before from; past the last row, reads to it."
+            }
+        },
+        "required": ["from", "to"]
+    })
 }
 
 /// Reads a count of any size, saturated at `u32::MAX`: more rows than tmux keeps read as all

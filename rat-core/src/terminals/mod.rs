@@ -54,7 +54,7 @@ pub use controller::{
     Controller, ControllerConfig, ControllerStartError, ExitKind, ServerExit, StopReport,
 };
 pub use input::{
-    CloseWindow, CreateWindow, ListWindows, ReadWindow, SendKeys, SendText, WaitWindow,
+    CloseWindow, CreateWindow, ListWindows, ReadWindow, RowRange, SendKeys, SendText, WaitWindow,
 };
 pub use stopped::Stopped;
 pub use tools::Terminals;

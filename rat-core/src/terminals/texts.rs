@@ -6,10 +6,12 @@
 
 mod answers;
 mod arguments;
+mod rows;
 mod status;
 
 pub(crate) use answers::*;
 pub(crate) use arguments::*;
+pub(crate) use rows::*;
 pub(crate) use status::{ago, list_exit, wait_exit};
 
 use super::check::{Degradation, TerminalCheck};
@@ -242,7 +244,9 @@ pub fn read_window_description(budget: ReadBudget) -> String {
     format!(
         "Read the screen of a window (200x24), preceded by up to scrollback_rows rows of history \
          (none by default). Under a full-screen program, the screen as displayed, with its cursor, \
-         and never history. A result holds at most {budget}: history beyond is cut from its start."
+         and never history. A result holds at most {budget}: history beyond is cut from its start. \
+         With output_rows, rows of the last command's output by number instead (as the hint of \
+         an answer showing only its last rows names them)."
     )
 }
 

@@ -25,6 +25,7 @@ use crate::result::ToolResult;
 mod command_output;
 mod ended;
 mod read;
+mod rows;
 mod send;
 mod wait;
 

@@ -114,6 +114,30 @@ pub struct Transcript {
     echoes: Echoes,
     /// The pane's bracketed-paste mode, as its programs set it.
     paste: PasteMode,
+    /// The command whose output or end mark came last.
+    latest: Option<MarkId>,
+    /// The ended command told last in full, kept for read_window's `output_rows`.
+    last_told: Option<Command>,
+}
+
+/// Every row the transcript keeps of a window's last command (or the one running), numbered
+/// as its answers number them: what read_window's `output_rows` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Numbered {
+    /// Its lines, from the one numbered `first` (1 unless the first ones went past the
+    /// history's limit).
+    Rows {
+        /// The number of the first line.
+        first: u64,
+        /// The lines, wrapped rows joined.
+        lines: Vec<String>,
+        /// It ended.
+        ended: bool,
+    },
+    /// It runs a full-screen program, which holds the screen.
+    FullScreen,
+    /// Its marks do not frame it: its rows are not known from them.
+    Unframed,
 }
 
 impl Transcript {
@@ -130,6 +154,8 @@ impl Transcript {
             told: VecDeque::new(),
             echoes: Echoes::default(),
             paste: PasteMode::default(),
+            latest: None,
+            last_told: None,
         }
     }
 
@@ -221,6 +247,7 @@ impl Transcript {
                 // A command of this shell still open lost its end mark (stdout not the
                 // terminal).
                 self.close_before(id, true);
+                self.latest = Some(id);
                 self.open.push(Command {
                     id,
                     render: Some(Render::new(self.width, self.height, HISTORY_LIMIT)),
@@ -234,6 +261,7 @@ impl Transcript {
                 self.close_before(id, false);
                 if let Some(i) = self.open.iter().rposition(|c| c.id == id) {
                     let mut command = self.open.remove(i);
+                    self.latest = Some(id);
                     command.end = Some(status);
                     if let Some(render) = command.render.as_mut().filter(|r| r.alternate()) {
                         render.leave_alternate();
@@ -242,6 +270,7 @@ impl Transcript {
                     self.keep(command);
                 } else if status.is_some() {
                     // A command ran without its output mark (stderr not the terminal).
+                    self.latest = Some(id);
                     self.keep(Command {
                         id,
                         render: None,
@@ -302,7 +331,7 @@ impl Transcript {
         }
         let i = self.ended.iter().position(|c| c.id == id)?;
         let told = told(&mut self.ended[i]);
-        self.ended.remove(i);
+        self.last_told = self.ended.remove(i);
         self.told.push_back(id);
         if self.told.len() > KEPT {
             self.told.pop_front();
@@ -319,6 +348,39 @@ impl Transcript {
     /// The command running in the innermost shell, when its output mark came.
     pub fn running(&self) -> Option<MarkId> {
         self.open.last().map(|c| c.id)
+    }
+
+    /// The window's current command: the one running in the innermost shell, else the one
+    /// whose output or end mark came last. read_window's `output_rows` reads its rows.
+    pub fn current(&self) -> Option<MarkId> {
+        self.open.last().map(|c| c.id).or(self.latest)
+    }
+
+    /// Every row kept of the current command ([`Transcript::current`]), told or not; `None`
+    /// when no command's mark came, or the command is no longer kept.
+    pub fn numbered(&self) -> Option<Numbered> {
+        let id = self.current()?;
+        let command = self
+            .open
+            .iter()
+            .rev()
+            .chain(self.ended.iter().rev())
+            .chain(self.last_told.iter())
+            .find(|c| c.id == id)?;
+        Some(match (&command.render, command.unframed) {
+            (Some(render), false) if command.end.is_none() && render.alternate() => {
+                Numbered::FullScreen
+            }
+            (Some(render), false) => {
+                let (first, lines) = render.numbered();
+                Numbered::Rows {
+                    first,
+                    lines,
+                    ended: command.end.is_some(),
+                }
+            }
+            _ => Numbered::Unframed,
+        })
     }
 
     /// Whether command `id` ended and was told in full already (forgotten since).

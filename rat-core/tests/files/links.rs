@@ -40,13 +40,42 @@ async fn through_links_from_home_the_file_really_written_or_read_is_named() {
     let at = |link: &str| format!("~/{name}/files/{link}");
     let mut t = Transcript::new(elsewhere.path());
 
-    t.add(
-        "write ~/NAME/files/dangling",
-        &write(&at("dangling"), "made by link\n").await,
+    let written = write(&at("dangling"), "made by link\n").await;
+    // Unredacted: the link as the agent wrote it, `~/` and all; the file it led to by its
+    // real path.
+    let real = fs::canonicalize(&out).unwrap();
+    assert_eq!(
+        written.text,
+        format!(
+            "Created {} (13 B, through the link ~/{name}/files/dangling).",
+            real.display()
+        )
     );
+    t.add("write ~/NAME/files/dangling", &written);
     assert_eq!(fs::read_to_string(&out).unwrap(), "made by link\n");
     age(&out);
-    t.add("read ~/NAME/files/dangling", &read(&at("dangling")).await);
+    let read_back = read(&at("dangling")).await;
+    assert!(
+        read_back.text.starts_with(&format!(
+            "[{} (through the link ~/{name}/files/dangling): 1 line, ",
+            real.display()
+        )),
+        "{}",
+        read_back.text
+    );
+    // Given absolute, the link is named by its absolute path.
+    let absolute = files.join("dangling");
+    let again = write(absolute.to_str().unwrap(), "made by link\n").await;
+    assert_eq!(
+        again.text,
+        format!(
+            "Replaced {} (13 B, 13 B before, through the link {}).",
+            real.display(),
+            absolute.display()
+        )
+    );
+    age(&out);
+    t.add("read ~/NAME/files/dangling", &read_back);
 
     t.add(
         "write ~/NAME/files/link.txt",
@@ -107,7 +136,7 @@ async fn through_links_from_home_the_file_really_written_or_read_is_named() {
     Created [DIR]/nonexistent (13 B, through the link ~/NAME/files/dangling).
 
     > read ~/NAME/files/dangling
-    ok path=~/NAME/files/dangling lines=1 bytes=138 cut=false counted=true size=13
+    ok path=~/NAME/files/dangling lines=1 bytes=134 cut=false counted=true size=13
     [[DIR]/nonexistent (through the link ~/NAME/files/dangling): 1 line, 13 B, modified 3h ago]
     made by link
 
@@ -117,13 +146,13 @@ async fn through_links_from_home_the_file_really_written_or_read_is_named() {
     Replaced ~/NAME/files/big.txt (9 B, 1.9 MiB before, through the link ~/NAME/files/link.txt).
 
     > read ~/NAME/files/chained
-    ok path=~/NAME/files/chained lines=1 bytes=148 cut=false counted=true size=9
+    ok path=~/NAME/files/chained lines=1 bytes=144 cut=false counted=true size=9
     [~/NAME/files/big.txt (through the link ~/NAME/files/chained): 1 line, 9 B, modified 3h ago]
     replaced
 
 
     > read ~/NAME/files/chained-twice line 1
-    ok path=~/NAME/files/chained-twice lines=1 bytes=166 cut=false counted=true size=9
+    ok path=~/NAME/files/chained-twice lines=1 bytes=162 cut=false counted=true size=9
     [~/NAME/files/big.txt (through the link ~/NAME/files/chained-twice): line 1 of 1, 9 B, modified 3h ago]
          1	replaced
 

@@ -31,6 +31,7 @@ mod marks;
 mod model;
 mod output;
 mod paste;
+mod rows;
 mod secrets;
 mod shells;
 mod transcript;

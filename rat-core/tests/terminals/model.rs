@@ -408,6 +408,7 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                         .read_window(rat_core::terminals::ReadWindow {
                             window: "main".into(),
                             scrollback_rows: Some(20),
+                            output_rows: None,
                         })
                         .await
                         .text;

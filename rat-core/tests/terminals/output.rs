@@ -78,22 +78,6 @@ async fn a_command_printing_nothing_says_so_in_two_words() {
     .await;
 }
 
-/// The `scrollback_rows` a cut answer's header gives after `prefix`, the header checked to end
-/// as it must.
-fn hinted_rows(header: &str, prefix: &str) -> u32 {
-    let n: u32 = header[prefix.len()..]
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert_eq!(
-        &header[prefix.len() + n.to_string().len()..],
-        " shows them from the first]"
-    );
-    n
-}
-
 #[tokio::test]
 async fn ten_thousand_rows_are_cut_to_the_last_with_the_call_reaching_the_first() {
     let f = start_ready().await;
@@ -106,20 +90,17 @@ async fn ten_thousand_rows_are_cut_to_the_last_with_the_call_reaching_the_first(
     let (header, rows) = rest.split_once('\n').unwrap();
     let expected: Vec<String> = (9961..=10000).map(|n| n.to_string()).collect();
     assert_eq!(rows, expected.join("\n"));
-    let prefix = "[10000 rows printed, the last 40 below; read_window main with scrollback_rows ";
-    assert!(header.starts_with(prefix), "{header}");
-    let n = hinted_rows(header, prefix);
-    // The call told reads from the first row the command printed: `1`, after the header.
-    let shown = t.read_window(read("main", n)).await;
-    let mut lines = shown.text.lines();
+    assert_eq!(header, rows_hint(10000, 40));
+    // The call told reads exactly the rows left out.
+    let shown = t.read_window(read_rows("main", 1, 9960)).await;
+    let expected: Vec<String> = (1..=9960).map(|n| n.to_string()).collect();
     assert_eq!(
-        lines.next(),
-        Some(format!("[{n} rows of history]").as_str())
+        shown.text,
+        format!(
+            "[rows 1 to 9960 of the 10000 the last command in main printed]\n{}",
+            expected.join("\n")
+        )
     );
-    assert_eq!(lines.next(), Some("1"));
-    // One row more reaches the command line.
-    let shown = t.read_window(read("main", n + 1)).await;
-    assert_eq!(shown.text.lines().nth(1), Some("$ seq 1 10000"));
 }
 
 #[tokio::test]
@@ -409,10 +390,15 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
         10,
     ))
     .await;
-    for (line, total, first) in [
-        ("seq 1500", 1500, "1".to_string()),
-        ("seq 2500", 2500, "1".to_string()),
-        ("make", 2500, "make[1]: step 1".to_string()),
+    for (line, total, first, last) in [
+        ("seq 1500", 1500, "1".to_string(), "1460".to_string()),
+        ("seq 2500", 2500, "1".to_string(), "2460".to_string()),
+        (
+            "make",
+            2500,
+            "make[1]: step 1".to_string(),
+            "make[1]: step 2460".to_string(),
+        ),
     ] {
         let r = t.send_text(run_text("main", line, 40)).await;
         let text = f.redact(&r.text);
@@ -422,16 +408,29 @@ async fn a_full_history_dropping_rows_several_times_still_tells_the_first() {
             "{line}"
         );
         let header = rest.lines().next().unwrap();
-        let prefix = format!(
-            "[{total} rows printed, the last 40 below; read_window main with scrollback_rows "
-        );
-        assert!(header.starts_with(&prefix), "{line}: {header}");
-        let n = hinted_rows(header, &prefix);
-        let shown = t.read_window(read("main", n)).await;
+        assert_eq!(header, rows_hint(total, 40), "{line}");
+        let shown = t.read_window(read_rows("main", 1, total - 40)).await;
+        let mut rows = shown.text.lines();
         assert_eq!(
-            shown.text.lines().nth(1),
+            rows.next(),
+            Some(
+                format!(
+                    "[rows 1 to {} of the {total} the last command in main printed]",
+                    total - 40
+                )
+                .as_str()
+            ),
+            "{line}"
+        );
+        assert_eq!(
+            rows.next(),
             Some(first.as_str()),
             "{line}: the hint's first row"
+        );
+        assert_eq!(
+            rows.last(),
+            Some(last.as_str()),
+            "{line}: the hint's last row"
         );
     }
 }
@@ -462,10 +461,7 @@ async fn every_answer_after_a_flood_ends_with_the_commands_own_last_rows() {
         );
         let mut lines = rest.lines();
         let header = lines.next().unwrap();
-        let prefix =
-            format!("[{n} rows printed, the last 40 below; read_window main with scrollback_rows ");
-        assert!(header.starts_with(&prefix), "round {round}: {header}");
-        hinted_rows(header, &prefix);
+        assert_eq!(header, rows_hint(u64::from(n), 40), "round {round}");
         let shown: Vec<&str> = lines.collect();
         let wanted: Vec<String> = (n - 39..=n).map(|i| i.to_string()).collect();
         assert_eq!(shown, wanted, "round {round}");
@@ -595,9 +591,10 @@ async fn output_without_a_final_new_line_is_shown_before_the_prompt() {
 }
 
 #[tokio::test]
-async fn rows_over_the_read_budget_are_not_promised_to_a_read_window() {
-    // 20 KiB of read budget: 10000 rows of seq (48894 bytes) are more than a read_window of
-    // them holds, so the hint does not send there; 3000 rows (13893 bytes) fit.
+async fn rows_over_the_read_budget_are_read_in_parts() {
+    // 20 KiB of read budget: the 9960 rows of seq 10000 left out of its answer (48694 bytes)
+    // are more than a read_window holds: it shows the last of them, and names the call
+    // reading the others.
     let f = start(Home {
         budget: Some(rat_core::result::ReadBudget::new(20 * 1024).unwrap()),
         ..Home::default()
@@ -608,19 +605,20 @@ async fn rows_over_the_read_budget_are_not_promised_to_a_read_window() {
     let t = f.controller.session("s");
     let r = t.send_text(run_text("main", "seq 10000", 40)).await;
     let header = r.text.lines().nth(1).unwrap();
+    assert_eq!(header, rows_hint(10000, 40));
+    let shown = t.read_window(read_rows("main", 1, 9960)).await;
+    let mut rows = shown.text.lines();
     assert_eq!(
-        header,
-        "[10000 rows printed, the last 40 below; all of them take 48894 bytes, more than \
-         read_window shows at once (its read budget, 20 KiB): send the command again with its \
-         output to a file, to read it in parts]"
+        rows.next(),
+        Some(
+            "[rows 6070 to 9960 of the 10000 the last command in main printed; rows 1 to 6069 \
+             are over the read budget (20 KiB) and left out: read_window main with output_rows \
+             {\"from\": 1, \"to\": 6069} shows them]"
+        )
     );
-    let r = t.send_text(run_text("main", "seq 3000", 40)).await;
-    let header = r.text.lines().nth(1).unwrap();
-    let prefix = "[3000 rows printed, the last 40 below; read_window main with scrollback_rows ";
-    assert!(header.starts_with(prefix), "{header}");
-    let n = hinted_rows(header, prefix);
-    let shown = t.read_window(read("main", n)).await;
-    assert_eq!(shown.text.lines().nth(1), Some("1"), "{}", shown.text);
+    let expected: Vec<String> = (6070..=9960).map(|n| n.to_string()).collect();
+    assert_eq!(rows.collect::<Vec<_>>(), expected);
+    assert!(shown.text.len() <= 20 * 1024);
 }
 
 #[tokio::test]

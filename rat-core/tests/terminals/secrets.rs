@@ -568,3 +568,30 @@ async fn variables_set_by_a_function_or_an_alias_are_masked_where_later_printed(
     assert!(p_alias.starts_with("[secret:env-other-secret:"), "{answer}");
     assert_eq!(vault.restore(p_alias).unwrap(), by_alias);
 }
+
+#[tokio::test]
+async fn rows_read_by_number_are_masked() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let samples = corpus(31);
+    let lines: String = samples.iter().map(|s| format!("{}\n", s.line)).collect();
+    std::fs::write(f.home().join("corpus.txt"), &lines).unwrap();
+    // The secrets among the rows the answer leaves out, read back by number.
+    let answer = f.run("s", "main", "cat ~/corpus.txt; seq 100").await.text;
+    assert_clean(&answer, &samples, "answer");
+    let header = answer.lines().nth(1).unwrap();
+    let (_, range) = header.split_once("output_rows ").expect(header);
+    let to: u64 = range
+        .split("\"to\": ")
+        .nth(1)
+        .and_then(|r| r.split('}').next())
+        .and_then(|n| n.parse().ok())
+        .expect(header);
+    let read = t.read_window(read_rows("main", 1, to)).await.text;
+    assert!(
+        read.starts_with(&format!("[rows 1 to {to} of the {} ", to + 40)),
+        "{read}"
+    );
+    assert_clean(&read, &samples, "output_rows");
+    kinds_shown(&read, &samples, "output_rows");
+}

@@ -1,7 +1,8 @@
 //! One set of bounds, as an agent meets them through a real ratd: read_file's
 //! `start_line` 0 and `max_lines` 0 read as if absent, the whole file; a send's `wait_seconds`
 //! 0 or absent returns at once, 50 waits, 51 and -1 are refused with nothing sent; wait_window's
-//! `max_seconds` 1 to 50.
+//! `max_seconds` 1 to 50; read_window's `output_rows` from row 1 to any row, a range that
+//! starts after it ends, or past the last row, refused.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -100,6 +101,18 @@ async fn the_bounds_the_descriptions_tell_are_ratds() {
         "{took:?}"
     );
 
+    // output_rows: from 1, to the last row or past it (read to the last)
+    for (to, note) in [(1, ""), (1_000_000, "; there is none after row 1")] {
+        let args = json!({"window": "main", "output_rows": {"from": 1, "to": to}});
+        let read = call(&client, "read_window", args.clone()).await;
+        assert_eq!(read.is_error, Some(false), "{args}");
+        assert_eq!(
+            text(&read),
+            format!("[row 1 of the 1 the last command in main printed{note}]\nslept"),
+            "{args}"
+        );
+    }
+
     // out of bounds: refused, nothing sent, nothing waited for
     let mut refused = Vec::new();
     for (tool, args) in [
@@ -118,6 +131,18 @@ async fn the_bounds_the_descriptions_tell_are_ratds() {
         ("wait_window", json!({"window": "main", "max_seconds": 0})),
         ("wait_window", json!({"window": "main", "max_seconds": 51})),
         ("read_file", json!({"path": p, "max_lines": -1})),
+        (
+            "read_window",
+            json!({"window": "main", "output_rows": {"from": 0, "to": 1}}),
+        ),
+        (
+            "read_window",
+            json!({"window": "main", "output_rows": {"from": 2, "to": 1}}),
+        ),
+        (
+            "read_window",
+            json!({"window": "main", "output_rows": {"from": 2, "to": 5}}),
+        ),
     ] {
         let started = Instant::now();
         let result = call(&client, tool, args.clone()).await;
@@ -140,6 +165,12 @@ async fn the_bounds_the_descriptions_tell_are_ratds() {
       Nothing was waited for: max_seconds is 51, and must be from 1 to 50 (20 by default). Call wait_window again with max_seconds from 1 to 50, or without it.
     read_file {"path":"FILE","max_lines":-1}
       The arguments of read_file are not valid: max_lines must be a whole number, 0 or more: -1 was given. Nothing was done: call read_file again with max_lines as its input schema tells.
+    read_window {"window":"main","output_rows":{"from":0,"to":1}}
+      The arguments of read_window are not valid: output_rows.from must be a whole number, 1 or more: 0 was given. Nothing was done: call read_window again with output_rows as its input schema tells.
+    read_window {"window":"main","output_rows":{"from":2,"to":1}}
+      The arguments of read_window are not valid: output_rows must not end before it starts (from after to): {"from":2,"to":1} was given. Nothing was done: call read_window again with output_rows as its input schema tells.
+    read_window {"window":"main","output_rows":{"from":2,"to":5}}
+      output_rows starts at row 2, past the last: the last command in main printed 1. Nothing was read: read_window main with output_rows {"from": 1, "to": 1} shows them.
     "#);
     client.cancel().await.unwrap();
     served.stop().await;

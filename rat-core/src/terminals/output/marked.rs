@@ -34,7 +34,7 @@ pub(crate) fn kept<L: AsRef<str>>(lines: &[L]) -> (usize, Option<&str>) {
 
 /// How many rows above those an answer can show are masked with them: a secret over several
 /// rows (a key's block) is seen whole when it starts there.
-const MASK_ABOVE: usize = 24;
+pub(crate) const MASK_ABOVE: usize = 24;
 
 /// The last lines of `lines` masked in place (`docs/design/secrets.md`), before they are cut
 /// and measured: those an answer can show and [`MASK_ABOVE`] above them, not a long output
@@ -74,8 +74,15 @@ pub(crate) struct Place {
     pub ended: bool,
 }
 
-/// The block of an answer from `lines`, what the transcript told of a command.
-pub(crate) fn block(reach: AnswerContext<'_>, lines: &Lines, place: Option<Place>) -> String {
+/// The block of an answer from `lines`, what the transcript told of a command; `numbered`:
+/// read_window's `output_rows` reaches them by their numbers ([`Lines::first`]), and the
+/// header names exactly the rows left out; else the scrollback reaching the first.
+pub(crate) fn block(
+    reach: AnswerContext<'_>,
+    lines: &Lines,
+    place: Option<Place>,
+    numbered: bool,
+) -> String {
     let all = &lines.lines;
     if all.is_empty() || (all.len() == 1 && all[0].is_empty() && lines.rows == 0) {
         return texts::nothing_printed(lines.told_before);
@@ -90,7 +97,14 @@ pub(crate) fn block(reach: AnswerContext<'_>, lines: &Lines, place: Option<Place
             header.push_str(&texts::last_below(kept));
         }
         let bytes: usize = all.iter().map(|l| l.len() + 1).sum();
-        if bytes + READ_ROOM > reach.budget.bytes() {
+        if numbered {
+            // The rows left out: all but the last `kept`, or all of them when the last is
+            // shown by its end.
+            let left = if end.is_some() { total } else { total - kept };
+            let from = lines.first;
+            let to = from + left as u64 - 1;
+            header.push_str(&texts::reach_rows(reach.window, from, to, end.is_some()));
+        } else if bytes + READ_ROOM > reach.budget.bytes() {
             header.push_str(&texts::over_read_budget(bytes, &reach.budget));
         } else {
             // The command's rows end on the cursor's row (still running) or above it (the

@@ -325,3 +325,60 @@ fn blocks() {
         "[1 row printed, the end of the last one below; read_window w shows them from the first]\n"
     ));
 }
+
+#[test]
+fn a_cut_block_from_marks_names_the_rows_left_out_by_number() {
+    let lines =
+        |all: Vec<String>, first: u64, told_before: bool| crate::terminals::transcript::Lines {
+            whole: all.len(),
+            rows: all.len() as u64,
+            lines: all,
+            gone: 0,
+            first,
+            told_before,
+        };
+    let many: Vec<String> = (1..=101).map(|n| n.to_string()).collect();
+    let text = marked::block(reach("w"), &lines(many.clone(), 1, false), None, true);
+    let (header, rows) = text.split_once('\n').unwrap();
+    assert_eq!(
+        header,
+        "[101 rows printed, the last 40 below; read_window w with output_rows {\"from\": 1, \"to\": 61} shows the others]"
+    );
+    assert_eq!(rows, many[61..].join("\n"));
+    // Rows since the last answer, numbered from the command's first.
+    let text = marked::block(
+        reach("w"),
+        &lines(many[50..].to_vec(), 51, true),
+        None,
+        true,
+    );
+    assert!(
+        text.starts_with(
+            "[51 rows printed since the last answer, the last 40 below; read_window w with \
+             output_rows {\"from\": 51, \"to\": 61} shows the others]\n"
+        ),
+        "{text}"
+    );
+    // One line longer than an answer holds: shown by its end, and read whole by number.
+    let text = marked::block(
+        reach("w"),
+        &lines(vec!["é".repeat(10_000)], 7, false),
+        None,
+        true,
+    );
+    assert!(
+        text.starts_with(
+            "[1 row printed, the end of the last one below; read_window w with output_rows \
+             {\"from\": 7, \"to\": 7} shows it in full]\n"
+        ),
+        "{text}"
+    );
+    // Not numbered (several commands, or not the window's current one): the scrollback.
+    let text = marked::block(reach("w"), &lines(many.clone(), 1, false), None, false);
+    assert!(
+        text.starts_with(
+            "[101 rows printed, the last 40 below; read_window w shows them from the first]\n"
+        ),
+        "{text}"
+    );
+}

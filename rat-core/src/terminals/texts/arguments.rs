@@ -79,6 +79,33 @@ pub(crate) fn allowed_whole_number(low: Option<i128>, high: Option<i128>) -> Str
     }
 }
 
+/// What an object argument allows: its fields, each with what it allows:
+/// `an object of from (a whole number, 1 or more) and to (a whole number, 1 or more)`.
+pub(crate) fn allowed_object(fields: &[(&str, String)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(name, allowed)| format!("{name} ({allowed})"))
+        .collect();
+    match fields.split_last() {
+        None => "an object".into(),
+        Some((last, [])) => format!("an object of {last}"),
+        Some((last, rest)) => format!("an object of {} and {last}", rest.join(", ")),
+    }
+}
+
+/// An object argument given a field it does not take, with those it takes.
+pub(crate) fn field_unknown(name: &str, shown: &str, known: &[&str]) -> String {
+    format!(
+        "{name} takes {} only: {shown} is not one of them",
+        known.join(" and ")
+    )
+}
+
+/// A range argument whose `from` comes after its `to`.
+pub(crate) fn range_reversed(name: &str, given: &str) -> String {
+    format!("{name} must not end before it starts (from after to): {given} was given")
+}
+
 /// What an argument of another JSON type allows: `of type object`.
 pub(crate) fn allowed_type(name: &str) -> String {
     format!("of type {name}")

@@ -172,7 +172,7 @@ impl Terminals {
                 None => return Ok(Marked::FromScreen),
             }
         };
-        let (mut rows, status, full_screen, left_on) = {
+        let ((mut rows, status, full_screen, left_on), current) = {
             let mut transcript = follow.transcript();
             let mut all: Option<(Lines, Option<i32>, bool, bool)> = None;
             for (i, &id) in ids.iter().enumerate() {
@@ -205,8 +205,11 @@ impl Terminals {
                     _ => return Ok(Marked::FromScreen),
                 }
             }
+            // read_window's output_rows reads the window's current command: the rows are
+            // reached by number when they are that one's, of one command.
+            let current = ids.len() == 1 && transcript.current() == Some(ids[0]);
             match all {
-                Some(all) => all,
+                Some(all) => (all, current),
                 None => return Ok(Marked::FromScreen),
             }
         };
@@ -252,7 +255,8 @@ impl Terminals {
             // Masked above, before the cut.
             secrets: None,
         };
-        let mut answer = format!("{head}\n{}", marked::block(reach, &rows, place));
+        let numbered = current && rows.first > 0;
+        let mut answer = format!("{head}\n{}", marked::block(reach, &rows, place, numbered));
         if left_on {
             answer.push('\n');
             answer.push_str(texts::ALTERNATE_LEFT_ON);

@@ -21,6 +21,15 @@ impl Terminals {
         if let Some(refused) = self.check_names(window) {
             return refused;
         }
+        if let Some(range) = input.output_rows {
+            let result = self
+                .read_rows(window, range)
+                .await
+                .unwrap_or_else(|fail| fail.result());
+            return result
+                .with_log("window", window)
+                .with_log("output_rows", format!("{}-{}", range.from, range.to));
+        }
         let asked = input.scrollback_rows.unwrap_or(0);
         let result = match self.read_inner(window, asked).await {
             Ok(result) => result,

@@ -64,6 +64,11 @@ pub struct Render {
     /// Rows removed from `history`'s front (past the limit, or erased by `ESC[3J`): the
     /// absolute number of its first row. Rows are numbered from the command's first.
     dropped: u64,
+    /// Lines that went past the limit whole: the number of the first line kept, less one.
+    /// Lines are numbered from the command's first, as its answers and read_window's
+    /// `output_rows` number them; rows it erased with its history (`ESC[3J`) are not its
+    /// rows, and the numbers start again after them.
+    lines_dropped: u64,
     /// Rows numbered below this are not told again (told, or erased by the command).
     told: u64,
     /// Rows dropped past the limit before they were told.
@@ -87,6 +92,9 @@ pub struct Lines {
     pub rows: u64,
     /// Rows not told that were dropped past the history's limit before this.
     pub gone: u64,
+    /// The number of the first line, counted from the command's first (1); 0 when there is
+    /// none.
+    pub first: u64,
     /// Rows of the command were told before these (they are the rows since).
     pub told_before: bool,
 }
@@ -104,6 +112,7 @@ impl Render {
             history: VecDeque::new(),
             limit,
             dropped: 0,
+            lines_dropped: 0,
             told: 0,
             gone: 0,
             answered: false,
@@ -117,7 +126,9 @@ impl Render {
         let scrolled = std::mem::take(&mut self.parser.callbacks_mut().rows);
         self.history.extend(scrolled);
         while self.history.len() > self.limit {
-            self.history.pop_front();
+            if self.history.pop_front().is_some_and(|row| !row.wrapped) {
+                self.lines_dropped += 1;
+            }
             if self.dropped >= self.told {
                 self.gone += 1;
             }
@@ -135,6 +146,7 @@ impl Render {
         if history {
             self.dropped += self.history.len() as u64;
             self.history.clear();
+            self.lines_dropped = 0;
             self.told = self.told.max(self.dropped);
         } else {
             self.told = self.told.min(self.screen_start());
@@ -245,6 +257,13 @@ impl Render {
         if whole_end >= end {
             out.whole = out.lines.len();
         }
+        if !out.lines.is_empty() {
+            // The line a row belongs to: the lines begun at or before it.
+            let starts = (0..=skip.min(all.len() - 1))
+                .filter(|&i| i == 0 || !all[i - 1].wrapped)
+                .count();
+            out.first = self.lines_dropped + starts as u64;
+        }
         // The line told last as the cursor's, unchanged: told already.
         if let (Some((number, text)), Some(&(first_number, rows))) = (&self.partial, spans.first())
             && *number == first_number
@@ -252,6 +271,7 @@ impl Render {
         {
             out.lines.remove(0);
             spans.remove(0);
+            out.first += 1;
             out.rows -= rows;
             out.whole = out.whole.saturating_sub(1);
         }
@@ -269,6 +289,25 @@ impl Render {
                 .flatten();
         }
         out
+    }
+}
+
+impl Render {
+    /// Every line it keeps, told or not, the line the cursor is on included, with the number
+    /// of the first (numbered as [`Lines::first`]): what read_window's `output_rows` reads.
+    pub fn numbered(&self) -> (u64, Vec<String>) {
+        let (screen, _) = self.screen_rows();
+        let mut lines = Vec::new();
+        let mut line = String::new();
+        let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
+        for (i, row) in all.iter().enumerate() {
+            line.push_str(&row.text);
+            if !row.wrapped || i + 1 == all.len() {
+                line.truncate(line.trim_end().len());
+                lines.push(std::mem::take(&mut line));
+            }
+        }
+        (self.lines_dropped + 1, lines)
     }
 }
 

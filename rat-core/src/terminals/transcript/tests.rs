@@ -393,3 +393,69 @@ fn a_line_a_repl_shows_after_its_prompt_is_its_output() {
     t.feed(b"1+1\r\n2\r\n>>> ");
     assert_eq!(lines(&mut t, 1).0, strings(&[">>> 1+1", "2", ">>>"]));
 }
+
+#[test]
+fn rows_are_numbered_from_the_command_s_first_told_or_not() {
+    // Answers while it runs number their rows from the command's first; read_window's
+    // output_rows reads them all, the line the cursor is on included.
+    let mut t = Transcript::new(80, 24);
+    t.feed(format!("{}$ build\r\n{}step 1\r\nstep 2\r\n50%", a(1), c(1)).as_bytes());
+    match t.tell(id(1)) {
+        Some(Told::Framed { lines, .. }) => assert_eq!(lines.first, 1),
+        other => panic!("{other:?}"),
+    }
+    t.feed(b"\r100%\r\nstep 3\r\n");
+    match t.tell(id(1)) {
+        Some(Told::Framed { lines, .. }) => {
+            assert_eq!(lines.lines, strings(&["100%", "step 3"]));
+            assert_eq!(lines.first, 3);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t.current(), Some(id(1)));
+    assert_eq!(
+        t.numbered(),
+        Some(Numbered::Rows {
+            first: 1,
+            lines: strings(&["step 1", "step 2", "100%", "step 3"]),
+            ended: false,
+        })
+    );
+    // Told in full, it is still read by number, until another command starts.
+    t.feed(format!("{}{}$ ", d(1, 0), a(2)).as_bytes());
+    assert_eq!(lines(&mut t, 1), (vec![], Some(Some(0))));
+    assert!(matches!(
+        t.numbered(),
+        Some(Numbered::Rows { ended: true, .. })
+    ));
+    t.feed(format!("ls\r\n{}a\r\n", c(2)).as_bytes());
+    assert_eq!(t.current(), Some(id(2)));
+    assert_eq!(
+        t.numbered(),
+        Some(Numbered::Rows {
+            first: 1,
+            lines: strings(&["a"]),
+            ended: false,
+        })
+    );
+
+    // Past the history's limit, the first rows kept keep their numbers.
+    let mut t = Transcript::new(80, 24);
+    let output: String = (1..=12_000).map(|i| format!("{i}\r\n")).collect();
+    t.feed(command(&output, 0).as_bytes());
+    match t.tell(id(1)) {
+        Some(Told::Framed { lines, .. }) => assert_eq!(lines.first, 1978),
+        other => panic!("{other:?}"),
+    }
+    match t.numbered() {
+        Some(Numbered::Rows {
+            first,
+            lines,
+            ended,
+        }) => {
+            assert_eq!((first, lines.len(), ended), (1978, 10_023, true));
+            assert_eq!(lines[0], "1978");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -176,7 +176,27 @@ pub fn read(window: &str, rows: u32) -> ReadWindow {
     ReadWindow {
         window: window.into(),
         scrollback_rows: Some(rows),
+        output_rows: None,
     }
+}
+
+/// A read_window input of rows `from` to `to` of `window`'s last command (`output_rows`).
+pub fn read_rows(window: &str, from: u64, to: u64) -> ReadWindow {
+    ReadWindow {
+        window: window.into(),
+        scrollback_rows: None,
+        output_rows: Some(rat_core::terminals::RowRange { from, to }),
+    }
+}
+
+/// The hint of an answer showing the last rows of `total`, `kept` of them: the read_window
+/// call reading the others by number.
+pub fn rows_hint(total: u64, kept: u64) -> String {
+    format!(
+        "[{total} rows printed, the last {kept} below; read_window main with output_rows \
+         {{\"from\": 1, \"to\": {}}} shows the others]",
+        total - kept
+    )
 }
 
 /// A wait_window input.
@@ -304,6 +324,7 @@ impl Fixture {
                 .read_window(rat_core::terminals::ReadWindow {
                     window: window.into(),
                     scrollback_rows: Some(rows),
+                    output_rows: None,
                 })
                 .await;
             if until(&r.text) {
