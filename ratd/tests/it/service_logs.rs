@@ -122,7 +122,7 @@ async fn journal_lines_carry_priorities_and_never_the_content_of_inputs() {
     let send_text = tool_line("send_text");
     assert!(
         send_text.starts_with(&format!(
-            "<6>call send_text window=main bytes={} enter=false session=alice addr=127.0.0.1:",
+            "<6>call send_text typed=false window=main bytes={} enter=false session=alice addr=127.0.0.1:",
             SECRET_TEXT.len()
         )),
         "{send_text}"
