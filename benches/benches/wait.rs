@@ -73,7 +73,7 @@ async fn main() {
     let socket = config.socket_name();
     let controller = Controller::start(config).await.expect("controller");
     let check = controller.check_terminals().await;
-    assert!(check.tells_statuses(), "{check:?}");
+    assert!(check.reports_statuses(), "{check:?}");
     let t = controller.session("bench");
     let wait = |seconds| WaitWindow {
         window: "main".into(),

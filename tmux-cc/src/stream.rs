@@ -371,7 +371,7 @@ impl PaneStream {
                     }
                     match other {
                         Some(item) => {
-                            self.tell_job(&item);
+                            self.notify_job(&item);
                             if matches!(item, StreamItem::End(_)) {
                                 self.source = Source::Ended;
                             }
@@ -409,7 +409,7 @@ impl PaneStream {
     }
 
     /// Tells the job's gate, for a job's stream, what this item means for the job's end.
-    fn tell_job(&self, item: &StreamItem) {
+    fn notify_job(&self, item: &StreamItem) {
         let Some(job) = &self.job else { return };
         match item {
             StreamItem::Paused => job.release(Release::Paused),

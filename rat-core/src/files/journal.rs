@@ -216,7 +216,7 @@ impl Journal {
     /// it, and a note whose file changed since the cut goes untold. `path` names the file by
     /// the name the write was given or by any other (a link to it, its target): matched by the
     /// file's device and inode. `None` for every other path.
-    pub fn told(&self, path: &Path) -> Option<String> {
+    pub fn take_note(&self, path: &Path) -> Option<String> {
         if self
             .cut
             .lock()
@@ -331,7 +331,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cut_write_is_told_once_then_forgotten() {
+    fn a_cut_write_is_reported_once_then_forgotten() {
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("f");
         fs::write(&file, "").unwrap();
@@ -343,13 +343,13 @@ mod tests {
         drop(journal);
 
         let journal = Journal::open(&dir).unwrap();
-        assert_eq!(journal.told(&tmp.path().join("g")), None);
-        let told = journal.told(&file).expect("told");
+        assert_eq!(journal.take_note(&tmp.path().join("g")), None);
+        let note = journal.take_note(&file).expect("note");
         assert!(
-            told.starts_with("A write_file of 4 MiB to this file was cut short at "),
-            "{told}"
+            note.starts_with("A write_file of 4 MiB to this file was cut short at "),
+            "{note}"
         );
-        assert_eq!(journal.told(&file), None, "told once");
+        assert_eq!(journal.take_note(&file), None, "reported once");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
     }
 
@@ -364,10 +364,10 @@ mod tests {
         // Restarted: the cut is found, and what it left recorded.
         let journal = Journal::open(&dir).unwrap();
         fs::write(&file, "written by someone else\n").unwrap();
-        assert_eq!(journal.told(&file), None);
+        assert_eq!(journal.take_note(&file), None);
         // A restart after the change does not bring it back.
         let journal = Journal::open(&dir).unwrap();
-        assert_eq!(journal.told(&file), None);
+        assert_eq!(journal.take_note(&file), None);
     }
 
     #[test]
@@ -395,16 +395,16 @@ mod tests {
         // `third` and `again` never done: the ratd "ends".
         let _ = (third, again);
         let journal = Journal::open(&dir).unwrap();
-        assert_eq!(journal.told(&names[0]), None);
+        assert_eq!(journal.take_note(&names[0]), None);
         assert!(
             journal
-                .told(&names[1])
+                .take_note(&names[1])
                 .unwrap()
                 .starts_with("A write_file of 20 B")
         );
         assert!(
             journal
-                .told(&names[2])
+                .take_note(&names[2])
                 .unwrap()
                 .starts_with("A write_file of 10 B")
         );
@@ -412,15 +412,15 @@ mod tests {
     }
 
     /// A write cut through one name of a file, and the journal asked with another.
-    fn told_through(written: &Path, read: &Path, journal_dir: &Path) -> Option<String> {
+    fn note_through(written: &Path, read: &Path, journal_dir: &Path) -> Option<String> {
         let journal = Journal::open(journal_dir).unwrap();
         let _cut = journal.begin(written, 10);
         let journal = Journal::open(journal_dir).unwrap();
-        journal.told(read)
+        journal.take_note(read)
     }
 
     #[test]
-    fn a_cut_write_is_told_through_any_name_of_the_file() {
+    fn a_cut_write_is_reported_through_any_name_of_the_file() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("dir");
         fs::create_dir(&dir).unwrap();
@@ -436,9 +436,9 @@ mod tests {
         for (i, written) in names.iter().enumerate() {
             for (j, read) in names.iter().enumerate() {
                 let journal_dir = tmp.path().join(format!("journal-{i}-{j}"));
-                let told = told_through(written, read, &journal_dir);
+                let note = note_through(written, read, &journal_dir);
                 assert!(
-                    told.is_some_and(|told| told.starts_with("A write_file of 10 B")),
+                    note.is_some_and(|note| note.starts_with("A write_file of 10 B")),
                     "written through {written:?}, read through {read:?}"
                 );
                 assert_eq!(fs::read_dir(&journal_dir).unwrap().count(), 0);
@@ -447,6 +447,6 @@ mod tests {
         // Another file is not told.
         let other = tmp.path().join("other");
         fs::write(&other, "").unwrap();
-        assert_eq!(told_through(&file, &other, &tmp.path().join("j")), None);
+        assert_eq!(note_through(&file, &other, &tmp.path().join("j")), None);
     }
 }

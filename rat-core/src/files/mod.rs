@@ -124,7 +124,7 @@ pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
 }
 
 /// [`write_file`], noting the write in `journal` while it runs, and telling first a write a
-/// former ratd left cut at that path ([`journal::Journal::told`]).
+/// former ratd left cut at that path ([`journal::Journal::take_note`]).
 pub async fn write_file_noted(
     input: WriteFile,
     deadline: Duration,
@@ -150,7 +150,9 @@ pub async fn write_file_noted(
     let shown = path.display().to_string();
     let content = input.content;
     let link = link_as_given(&input.path, &path);
-    let told = journal.as_ref().and_then(|journal| journal.told(&path));
+    let note = journal
+        .as_ref()
+        .and_then(|journal| journal.take_note(&path));
     let result = within(
         deadline,
         move || match journal {
@@ -166,13 +168,13 @@ pub async fn write_file_noted(
         || text::write_not_answered(&shown),
     )
     .await;
-    first_logs(with_told(result, told), &shown, bytes)
+    first_logs(with_cut_note(result, note), &shown, bytes)
 }
 
 /// `result` with the sentence telling a cut write first, on a line of its own.
-fn with_told(mut result: ToolResult, told: Option<String>) -> ToolResult {
-    if let Some(told) = told {
-        result.text = format!("{told}\n{}", result.text);
+fn with_cut_note(mut result: ToolResult, note: Option<String>) -> ToolResult {
+    if let Some(note) = note {
+        result.text = format!("{note}\n{}", result.text);
         result = result.with_log("cut_write_told", true);
     }
     result
@@ -191,7 +193,7 @@ pub async fn read_file(input: ReadFile, budget: ReadBudget, deadline: Duration) 
 }
 
 /// [`read_file`], telling first a write a former ratd left cut at that path
-/// ([`journal::Journal::told`]).
+/// ([`journal::Journal::take_note`]).
 pub async fn read_file_noted(
     input: ReadFile,
     budget: ReadBudget,
@@ -204,7 +206,7 @@ pub async fn read_file_noted(
         Err(refused) => return refused.with_log("path", &input.path),
     };
     let shown = path.display().to_string();
-    let told = journal.and_then(|journal| journal.told(&path));
+    let note = journal.and_then(|journal| journal.take_note(&path));
     let scan_deadline = started + deadline / 2;
     let result = within(
         deadline,
@@ -213,7 +215,7 @@ pub async fn read_file_noted(
         || text::read_not_answered(&shown),
     )
     .await;
-    let mut result = with_told(result, told);
+    let mut result = with_cut_note(result, note);
     result.log.insert(0, ("path", shown));
     result
 }

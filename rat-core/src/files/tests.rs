@@ -28,7 +28,7 @@ fn shown(result: &ToolResult, dir: &Path) -> String {
 }
 
 #[test]
-fn failure_texts_tell_the_system_reason_and_name_the_user() {
+fn failure_texts_give_the_system_reason_and_name_the_user() {
     let path = Path::new("/srv/app/config.toml");
     let cases = [
         (Some(Errno::EACCES), Access::Write, false),

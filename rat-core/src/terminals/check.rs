@@ -72,7 +72,7 @@ impl TerminalCheck {
     }
 
     /// Whether exit statuses are told (prompts recorded, statuses right).
-    pub fn tells_statuses(&self) -> bool {
+    pub fn reports_statuses(&self) -> bool {
         self.prompts && self.statuses
     }
 

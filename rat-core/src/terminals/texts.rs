@@ -52,7 +52,7 @@ pub fn degradation(lost: Degradation) -> &'static str {
 /// the check found: statuses told, or not; prompts recorded, or not (wait_window then tells why it
 /// can not wait); the paste warning added when bracketed paste does not hold.
 pub fn instructions(host: &str, check: &TerminalCheck) -> String {
-    let checking = if check.tells_statuses() {
+    let checking = if check.reports_statuses() {
         "wait_window waits until a command finished, 50 seconds at most per call, and tells how it \
          exited; list_windows shows the foreground command of each window, and how its last command \
          exited once bash is back at its prompt; read_window shows the screen."
@@ -113,7 +113,7 @@ fn prompt_tool(check: &TerminalCheck) -> &'static str {
 
 /// Description of `list_windows`.
 pub fn list_windows_description(check: &TerminalCheck) -> String {
-    if check.tells_statuses() {
+    if check.reports_statuses() {
         "List your terminals: each window with its foreground command, working directory and last \
          activity, and how its last command exited once bash is back at its prompt. The cheap way \
          to check whether a command finished: an exit status shows it did (ssh shows as ssh even \
@@ -260,7 +260,7 @@ pub fn wait_window_description(check: &TerminalCheck) -> String {
             no_prompts_because(check)
         );
     }
-    let exited = if check.tells_statuses() {
+    let exited = if check.reports_statuses() {
         ", then tell how it exited. A pipeline exits with the status of its last command: when \
          commands before it failed, they are told first, by position"
     } else {

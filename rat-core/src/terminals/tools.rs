@@ -109,7 +109,7 @@ impl Terminals {
                 // that prompt, which the hook does not record while the line waits).
                 None if w.input.is_none() => line.push_str(texts::NO_PROMPT_YET),
                 None => {}
-                Some(prompt) if check.tells_statuses() && w.finished() => {
+                Some(prompt) if check.reports_statuses() && w.finished() => {
                     let age = ago(age_of(prompt.exit_time));
                     if let Some(job) = foreground::stopped_job(prompt).filter(|job| job.new) {
                         line.push_str(&texts::line_stopped(job.number, &job.name, &age));

@@ -75,7 +75,7 @@ struct Command {
 
 /// What a command printed and how it ended, as far as its marks tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Told {
+pub enum Report {
     /// Its marks framed it: the rows not told before.
     Framed {
         /// The rows, as lines.
@@ -109,7 +109,7 @@ pub struct Transcript {
     /// Each shell's last prompt seen.
     prompts: HashMap<u32, u64>,
     /// The ended commands told in full, newest last (a few).
-    told: VecDeque<MarkId>,
+    reported: VecDeque<MarkId>,
     /// The echoes of texts typed while a command runs, left out of its rows.
     echoes: Echoes,
     /// The pane's bracketed-paste mode, as its programs set it.
@@ -117,7 +117,7 @@ pub struct Transcript {
     /// The command whose output or end mark came last.
     latest: Option<MarkId>,
     /// The ended command told last in full, kept for read_window's `output_rows`.
-    last_told: Option<Command>,
+    last_reported: Option<Command>,
 }
 
 /// Every row the transcript keeps of a window's last command (or the one running), numbered
@@ -151,11 +151,11 @@ impl Transcript {
             ended: VecDeque::new(),
             prompt: None,
             prompts: HashMap::new(),
-            told: VecDeque::new(),
+            reported: VecDeque::new(),
             echoes: Echoes::default(),
             paste: PasteMode::default(),
             latest: None,
-            last_told: None,
+            last_reported: None,
         }
     }
 
@@ -325,18 +325,18 @@ impl Transcript {
 
     /// The command typed at prompt `id`, when its output or end mark came: the rows it printed
     /// not told before, which are told now. An ended command once told in full is forgotten.
-    pub fn tell(&mut self, id: MarkId) -> Option<Told> {
+    pub fn report(&mut self, id: MarkId) -> Option<Report> {
         if let Some(command) = self.open.iter_mut().rev().find(|c| c.id == id) {
-            return Some(told(command));
+            return Some(take_report(command));
         }
         let i = self.ended.iter().position(|c| c.id == id)?;
-        let told = told(&mut self.ended[i]);
-        self.last_told = self.ended.remove(i);
-        self.told.push_back(id);
-        if self.told.len() > KEPT {
-            self.told.pop_front();
+        let report = take_report(&mut self.ended[i]);
+        self.last_reported = self.ended.remove(i);
+        self.reported.push_back(id);
+        if self.reported.len() > KEPT {
+            self.reported.pop_front();
         }
-        Some(told)
+        Some(report)
     }
 
     /// Whether prompt `id` (or a later one of its shell) was seen: every byte its shell
@@ -365,7 +365,7 @@ impl Transcript {
             .iter()
             .rev()
             .chain(self.ended.iter().rev())
-            .chain(self.last_told.iter())
+            .chain(self.last_reported.iter())
             .find(|c| c.id == id)?;
         Some(match (&command.render, command.unframed) {
             (Some(render), false) if command.end.is_none() && render.alternate() => {
@@ -384,8 +384,8 @@ impl Transcript {
     }
 
     /// Whether command `id` ended and was told in full already (forgotten since).
-    pub fn was_told(&self, id: MarkId) -> bool {
-        self.told.contains(&id)
+    pub fn was_reported(&self, id: MarkId) -> bool {
+        self.reported.contains(&id)
     }
 
     /// The last command of shell `shell` whose output or end mark came, newest first: the
@@ -434,21 +434,21 @@ fn feed(open: &mut [Command], fed: Fed<'_>) {
 }
 
 /// What `command` printed not told before, told now.
-fn told(command: &mut Command) -> Told {
+fn take_report(command: &mut Command) -> Report {
     let ended = command.end;
     match (&mut command.render, command.unframed) {
         (Some(render), false) => {
             let alternate_left_on = std::mem::take(&mut command.alternate_left_on);
             // Under a full-screen program, its rows so far are not told: they are told after.
             let full_screen = ended.is_none() && render.alternate();
-            Told::Framed {
+            Report::Framed {
                 full_screen,
                 lines: render.lines(!full_screen, ended.is_some()),
                 ended,
                 alternate_left_on,
             }
         }
-        _ => Told::Unframed { ended },
+        _ => Report::Unframed { ended },
     }
 }
 

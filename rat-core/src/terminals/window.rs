@@ -55,7 +55,7 @@ impl Ended {
     /// Whether tmux told how it ended: its terminal closes before the shell's status is
     /// collected, and tmux shows the pane dead in between with neither (and, on tmux 3.2a, a
     /// shell killed by a signal for good).
-    pub(crate) fn told(&self) -> bool {
+    pub(crate) fn known(&self) -> bool {
         self.status.is_some() || self.signal.is_some() || self.time.is_some()
     }
 }

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use rat_core::terminals::hook;
-use rat_core::terminals::transcript::{Follow, MarkId, Told, render};
+use rat_core::terminals::transcript::{Follow, MarkId, Report, render};
 use tmux_cc::test_support::SocketGuard;
 use tmux_cc::{Client, ClientOptions, Command, PaneId, Server, ServerOptions};
 
@@ -264,7 +264,7 @@ async fn every_command_s_rows_are_the_rendering_of_what_it_printed() {
             std::fs::write(dir.path().join(&file), &output).unwrap();
             p.type_line(&format!("cat {file}; (exit {status})")).await;
             let next = p.prompt_after(Some(prompt)).await;
-            let told = p.follow.transcript().tell(prompt);
+            let report = p.follow.transcript().report(prompt);
             let expected = render(p.width, p.height, &onlcr(&output));
             let context = || {
                 format!(
@@ -272,8 +272,8 @@ async fn every_command_s_rows_are_the_rendering_of_what_it_printed() {
                     String::from_utf8_lossy(&output)
                 )
             };
-            match told {
-                Some(Told::Framed {
+            match report {
+                Some(Report::Framed {
                     lines,
                     ended: Some(Some(s)),
                     ..

@@ -85,11 +85,11 @@ pub(crate) fn block(
 ) -> String {
     let all = &lines.lines;
     if all.is_empty() || (all.len() == 1 && all[0].is_empty() && lines.rows == 0) {
-        return texts::nothing_printed(lines.told_before);
+        return texts::nothing_printed(lines.reported_before);
     }
     let total = all.len();
     let (kept, end) = kept(all);
-    let mut header = texts::rows_printed(total, lines.told_before, lines.gone);
+    let mut header = texts::rows_printed(total, lines.reported_before, lines.gone);
     if kept < total || end.is_some() {
         if end.is_some() {
             header.push_str(texts::END_OF_LAST_BELOW);

@@ -329,13 +329,13 @@ fn blocks() {
 #[test]
 fn a_cut_block_from_marks_names_the_rows_left_out_by_number() {
     let lines =
-        |all: Vec<String>, first: u64, told_before: bool| crate::terminals::transcript::Lines {
+        |all: Vec<String>, first: u64, reported_before: bool| crate::terminals::transcript::Lines {
             whole: all.len(),
             rows: all.len() as u64,
             lines: all,
             gone: 0,
             first,
-            told_before,
+            reported_before,
         };
     let many: Vec<String> = (1..=101).map(|n| n.to_string()).collect();
     let text = marked::block(reach("w"), &lines(many.clone(), 1, false), None, true);

@@ -11,7 +11,7 @@ use crate::terminals::controller::{TmuxFailure, lines};
 use crate::terminals::output::marked::{self, Place};
 use crate::terminals::texts;
 use crate::terminals::texts::wait_exit;
-use crate::terminals::transcript::{Follow, Lines, MarkId, Told, Transcript};
+use crate::terminals::transcript::{Follow, Lines, MarkId, Report, Transcript};
 use crate::terminals::window::WindowDescription;
 use output::Probe;
 
@@ -53,7 +53,7 @@ async fn fed_until(follow: &Follow, done: impl Fn(&Transcript) -> bool, within: 
 /// What the transcript told of an input's command, and how the answer starts.
 enum Marked {
     /// Its rows, after the answer's `text` (its first line replaced when a later input ran).
-    Told(String),
+    Answer(String),
     /// Its marks are missing: its rows are read from the screen, said so.
     FromScreen,
     /// No command of the input's is framed (no command ran, nothing sent, no hook): the
@@ -82,7 +82,7 @@ impl Terminals {
             .marked_output(window, pane, &text, finished, input)
             .await?
         {
-            Marked::Told(answer) => Ok(answer),
+            Marked::Answer(answer) => Ok(answer),
             Marked::Screen => self.screen_output(window, pane, text, finished).await,
             Marked::FromScreen => {
                 let answer = self.screen_output(window, pane, text, finished).await?;
@@ -152,7 +152,7 @@ impl Terminals {
             let first = ids[0];
             fed_until(
                 &follow,
-                |t| t.seen_prompt(after) || t.was_told(first),
+                |t| t.seen_prompt(after) || t.was_reported(first),
                 MARK_WAIT,
             )
             .await;
@@ -164,7 +164,7 @@ impl Terminals {
                 // bash still reads the command line (its continuation prompt): no command
                 // started, nothing printed.
                 None if own.is_some_and(|o| follow.transcript().seen_prompt(o)) => {
-                    return Ok(Marked::Told(format!(
+                    return Ok(Marked::Answer(format!(
                         "{head}\n{}",
                         texts::nothing_printed(false)
                     )));
@@ -176,15 +176,15 @@ impl Terminals {
             let mut transcript = follow.transcript();
             let mut all: Option<(Lines, Option<i32>, bool, bool)> = None;
             for (i, &id) in ids.iter().enumerate() {
-                let told = transcript.tell(id);
-                if i == 0 && told.is_none() && transcript.was_told(id) {
-                    return Ok(Marked::Told(format!(
+                let report = transcript.report(id);
+                if i == 0 && report.is_none() && transcript.was_reported(id) {
+                    return Ok(Marked::Answer(format!(
                         "{head}\n{}",
                         texts::nothing_printed(true)
                     )));
                 }
-                match told {
-                    Some(Told::Framed {
+                match report {
+                    Some(Report::Framed {
                         lines: rows,
                         ended: end,
                         full_screen,
@@ -218,7 +218,7 @@ impl Terminals {
             head = texts::superseded(window, &exit);
         }
         if full_screen {
-            return Ok(Marked::Told(format!(
+            return Ok(Marked::Answer(format!(
                 "{head}\n{}",
                 texts::FULL_SCREEN_HOLDS
             )));
@@ -261,7 +261,7 @@ impl Terminals {
             answer.push('\n');
             answer.push_str(texts::ALTERNATE_LEFT_ON);
         }
-        Ok(Marked::Told(answer))
+        Ok(Marked::Answer(answer))
     }
 
     /// Whether `id`, the command an answer tells, is not the last that ran in its pane: a

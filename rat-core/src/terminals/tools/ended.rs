@@ -87,13 +87,13 @@ impl Terminals {
             let windows = self.inner().list_windows(&self.session).await?;
             let settling = windows.as_ref().is_some_and(|ws| {
                 ws.iter()
-                    .any(|w| w.ended.as_ref().is_some_and(|e| !e.told()))
+                    .any(|w| w.ended.as_ref().is_some_and(|e| !e.known()))
             });
             if !settling || tokio::time::Instant::now() >= deadline {
                 return Ok(windows);
             }
             for w in windows.iter().flatten() {
-                if w.ended.as_ref().is_some_and(|e| !e.told()) {
+                if w.ended.as_ref().is_some_and(|e| !e.known()) {
                     remind_tmux(w.pane_pid);
                 }
             }
@@ -103,7 +103,7 @@ impl Terminals {
 
     /// Tells how `w`'s shell ended, with the rows it printed since the last answer, then
     /// closes the window: `text` the answer's first line.
-    pub(super) async fn tell_ended(
+    pub(super) async fn report_ended(
         &self,
         window: &str,
         w: &WindowDescription,

@@ -69,7 +69,7 @@ impl Terminals {
             let how = super::ended::how_ended(&w, ended);
             return Err(
                 match self
-                    .tell_ended(window, &w, texts::sent_to_ended(window, &how))
+                    .report_ended(window, &w, texts::sent_to_ended(window, &how))
                     .await
                 {
                     Ok(text) => ToolResult::refused(text, "the window's shell ended"),

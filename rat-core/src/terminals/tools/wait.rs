@@ -140,7 +140,7 @@ impl Terminals {
             if let Some(ended) = &w.ended {
                 let how = super::ended::how_ended(&w, ended);
                 let text = texts::window_ended(window, &how);
-                return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+                return Ok(ToolResult::ok(self.report_ended(window, &w, text).await?));
             }
             if w.finished() {
                 let text = self.finished_text(window, &w, check);
@@ -203,7 +203,7 @@ impl Terminals {
         if let Some(ended) = &w.ended {
             let how = super::ended::how_ended(&w, ended);
             let text = texts::window_ended(window, &how);
-            return Ok(ToolResult::ok(self.tell_ended(window, &w, text).await?));
+            return Ok(ToolResult::ok(self.report_ended(window, &w, text).await?));
         }
         if w.finished() {
             let text = self.finished_text(window, &w, check);
@@ -309,7 +309,7 @@ fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String
     }
     let text = match &prompt.exit {
         Exit::Started => texts::at_prompt(window, &ago(age_of(prompt.time))),
-        Exit::Statuses(statuses) if check.tells_statuses() => {
+        Exit::Statuses(statuses) if check.reports_statuses() => {
             texts::finished_with(window, &age, &wait_exit(statuses))
         }
         Exit::Statuses(_) => {

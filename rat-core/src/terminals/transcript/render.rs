@@ -70,7 +70,7 @@ pub struct Render {
     /// rows, and the numbers start again after them.
     lines_dropped: u64,
     /// Rows numbered below this are not told again (told, or erased by the command).
-    told: u64,
+    reported: u64,
     /// Rows dropped past the limit before they were told.
     gone: u64,
     /// Rows of it were told before (an answer about it while it ran showed some).
@@ -96,7 +96,7 @@ pub struct Lines {
     /// none.
     pub first: u64,
     /// Rows of the command were told before these (they are the rows since).
-    pub told_before: bool,
+    pub reported_before: bool,
 }
 
 impl Render {
@@ -113,7 +113,7 @@ impl Render {
             limit,
             dropped: 0,
             lines_dropped: 0,
-            told: 0,
+            reported: 0,
             gone: 0,
             answered: false,
             partial: None,
@@ -129,12 +129,12 @@ impl Render {
             if self.history.pop_front().is_some_and(|row| !row.wrapped) {
                 self.lines_dropped += 1;
             }
-            if self.dropped >= self.told {
+            if self.dropped >= self.reported {
                 self.gone += 1;
             }
             self.dropped += 1;
         }
-        self.told = self.told.max(self.dropped);
+        self.reported = self.reported.max(self.dropped);
     }
 
     /// The bytes fed last ended with `ESC[2J` (`history` false) or `ESC[3J`: rows the
@@ -147,9 +147,9 @@ impl Render {
             self.dropped += self.history.len() as u64;
             self.history.clear();
             self.lines_dropped = 0;
-            self.told = self.told.max(self.dropped);
+            self.reported = self.reported.max(self.dropped);
         } else {
-            self.told = self.told.min(self.screen_start());
+            self.reported = self.reported.min(self.screen_start());
         }
     }
 
@@ -208,10 +208,10 @@ impl Render {
 
     /// The rows not yet told, as lines; `tell` marks them told: all of them when the command
     /// ended, else all but the line the cursor is on (told again next time, as it grows).
-    pub fn lines(&mut self, tell: bool, ended: bool) -> Lines {
+    pub fn lines(&mut self, report: bool, ended: bool) -> Lines {
         let start = self.screen_start();
         let (screen, cursor_row) = self.screen_rows();
-        let first = self.told.max(self.dropped);
+        let first = self.reported.max(self.dropped);
         let skip = (first - self.dropped) as usize;
         let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
         // The cursor's line starts at the first row of the wrapped rows above the cursor.
@@ -227,7 +227,7 @@ impl Render {
         let whole_end = if ended { end } else { cursor_line.min(end) };
         let mut out = Lines {
             gone: self.gone,
-            told_before: self.answered,
+            reported_before: self.answered,
             ..Lines::default()
         };
         let mut line = String::new();
@@ -275,8 +275,8 @@ impl Render {
             out.rows -= rows;
             out.whole = out.whole.saturating_sub(1);
         }
-        if tell {
-            self.told = self.told.max(whole_end);
+        if report {
+            self.reported = self.reported.max(whole_end);
             self.gone = 0;
             // An answer that showed none of its rows told nothing: the next ones are not "since".
             self.answered |= !out.lines.is_empty();

@@ -38,8 +38,8 @@ fn command(output: &str, status: i32) -> String {
 
 /// The lines told of the command typed at prompt `k`, and its end.
 fn lines(t: &mut Transcript, k: u64) -> (Vec<String>, Option<Option<i32>>) {
-    match t.tell(id(k)) {
-        Some(Told::Framed { lines, ended, .. }) => (lines.lines, ended),
+    match t.report(id(k)) {
+        Some(Report::Framed { lines, ended, .. }) => (lines.lines, ended),
         other => panic!("not framed: {other:?}"),
     }
 }
@@ -60,8 +60,8 @@ fn a_command_s_rows_are_between_its_output_and_end_marks() {
     t.feed(command("hi\r\nthere\r\n", 3).as_bytes());
     assert_eq!(lines(&mut t, 1), (strings(&["hi", "there"]), Some(Some(3))));
     assert_eq!(t.prompt(), Some(id(2)));
-    // Told once: an ended command told in full is forgotten.
-    assert_eq!(t.tell(id(1)), None);
+    // Report once: an ended command told in full is forgotten.
+    assert_eq!(t.report(id(1)), None);
 }
 
 #[test]
@@ -120,8 +120,8 @@ fn lines_longer_than_the_width_are_one_line_of_several_rows() {
     let mut t = Transcript::new(200, 24);
     let long = "x".repeat(450);
     t.feed(command(&format!("{long}\r\nend\r\n"), 0).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, .. }) => {
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, .. }) => {
             assert_eq!(lines.lines, vec![long, "end".to_string()]);
             assert_eq!(lines.rows, 4);
         }
@@ -161,8 +161,8 @@ fn a_full_screen_program_s_screen_is_not_the_command_s_rows() {
     // the next command's rows are its own.
     let mut t = Transcript::new(80, 24);
     t.feed(command("before\r\n\x1b[?1049h\x1b[Hvim's screen", 137).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed {
+    match t.report(id(1)) {
+        Some(Report::Framed {
             lines,
             ended,
             alternate_left_on,
@@ -183,8 +183,8 @@ fn a_full_screen_program_s_screen_is_not_the_command_s_rows() {
 fn a_running_full_screen_program_is_said() {
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}$ top\r\n{}\x1b[?1049htop's screen", a(1), c(1)).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed {
+    match t.report(id(1)) {
+        Some(Report::Framed {
             full_screen, ended, ..
         }) => assert!(full_screen && ended.is_none()),
         other => panic!("{other:?}"),
@@ -202,8 +202,8 @@ fn ten_thousand_rows_are_all_kept_and_more_are_said_gone() {
     let mut t = Transcript::new(80, 24);
     let output: String = (1..=12_000).map(|i| format!("{i}\r\n")).collect();
     t.feed(command(&output, 0).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, .. }) => {
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, .. }) => {
             // 23 rows on the screen (the cursor on the 24th), 10000 in the history.
             assert_eq!(lines.gone, 12_000 - 23 - 10_000);
             assert_eq!(lines.lines.len(), 10_023);
@@ -215,11 +215,11 @@ fn ten_thousand_rows_are_all_kept_and_more_are_said_gone() {
 }
 
 #[test]
-fn a_running_command_s_rows_are_told_once_its_cursor_line_again() {
+fn a_running_command_s_rows_are_reported_once_its_cursor_line_again() {
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}$ build\r\n{}step 1\r\nstep 2\r\n50%", a(1), c(1)).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, ended, .. }) => {
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, ended, .. }) => {
             assert_eq!(lines.lines, strings(&["step 1", "step 2", "50%"]));
             assert_eq!(lines.whole, 2);
             assert_eq!(ended, None);
@@ -245,7 +245,7 @@ fn a_running_command_s_rows_are_told_once_its_cursor_line_again() {
 fn an_empty_line_runs_no_command() {
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}$ \r\n\x1b]133;D;rat={SHELL}:1\x1b\\{}$ ", a(1), a(2)).as_bytes());
-    assert_eq!(t.tell(id(1)), None);
+    assert_eq!(t.report(id(1)), None);
     assert_eq!(t.prompt(), Some(id(2)));
 }
 
@@ -255,23 +255,23 @@ fn missing_marks_leave_the_rows_to_the_screen() {
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}$ ls\r\nfile\r\n{}{}$ ", a(1), d(1, 2), a(2)).as_bytes());
     assert_eq!(
-        t.tell(id(1)),
-        Some(Told::Unframed {
+        t.report(id(1)),
+        Some(Report::Unframed {
             ended: Some(Some(2))
         })
     );
     // `exec >file`: no end mark; the next command's output mark ends it.
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}x{}y", c(1), c(2)).as_bytes());
-    assert_eq!(t.tell(id(1)), Some(Told::Unframed { ended: None }));
+    assert_eq!(t.report(id(1)), Some(Report::Unframed { ended: None }));
     // Bytes lost while it ran.
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}{}a\r\n", a(1), c(1)).as_bytes());
     t.lost();
     t.feed(format!("b\r\n{}{}", d(1, 0), a(2)).as_bytes());
     assert_eq!(
-        t.tell(id(1)),
-        Some(Told::Unframed {
+        t.report(id(1)),
+        Some(Report::Unframed {
             ended: Some(Some(0))
         })
     );
@@ -304,8 +304,8 @@ fn a_nested_shell_s_commands_are_its_own() {
         })
     );
     assert_eq!(t.last_command(77), Some(inner_id));
-    match t.tell(inner_id) {
-        Some(Told::Framed { lines, ended, .. }) => {
+    match t.report(inner_id) {
+        Some(Report::Framed { lines, ended, .. }) => {
             assert_eq!(lines.lines, strings(&["oops"]));
             assert_eq!(ended, Some(Some(1)));
         }
@@ -369,7 +369,7 @@ fn the_echo_of_a_text_typed_while_a_command_runs_is_not_its_rows() {
     assert_eq!(lines(&mut t, 1).0, strings(&["Continue?"]));
     t.typed(b"y\r\n".to_vec(), true);
     t.feed(format!("y\r\n{}{}$ ", d(1, 0), a(2)).as_bytes());
-    // Told before as the cursor's line, unchanged: not told again.
+    // Report before as the cursor's line, unchanged: not told again.
     assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(0))));
 }
 
@@ -395,18 +395,18 @@ fn a_line_a_repl_shows_after_its_prompt_is_its_output() {
 }
 
 #[test]
-fn rows_are_numbered_from_the_command_s_first_told_or_not() {
+fn rows_are_numbered_from_the_command_s_first_reported_or_not() {
     // Answers while it runs number their rows from the command's first; read_window's
     // output_rows reads them all, the line the cursor is on included.
     let mut t = Transcript::new(80, 24);
     t.feed(format!("{}$ build\r\n{}step 1\r\nstep 2\r\n50%", a(1), c(1)).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, .. }) => assert_eq!(lines.first, 1),
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, .. }) => assert_eq!(lines.first, 1),
         other => panic!("{other:?}"),
     }
     t.feed(b"\r100%\r\nstep 3\r\n");
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, .. }) => {
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, .. }) => {
             assert_eq!(lines.lines, strings(&["100%", "step 3"]));
             assert_eq!(lines.first, 3);
         }
@@ -421,7 +421,7 @@ fn rows_are_numbered_from_the_command_s_first_told_or_not() {
             ended: false,
         })
     );
-    // Told in full, it is still read by number, until another command starts.
+    // Report in full, it is still read by number, until another command starts.
     t.feed(format!("{}{}$ ", d(1, 0), a(2)).as_bytes());
     assert_eq!(lines(&mut t, 1), (vec![], Some(Some(0))));
     assert!(matches!(
@@ -443,8 +443,8 @@ fn rows_are_numbered_from_the_command_s_first_told_or_not() {
     let mut t = Transcript::new(80, 24);
     let output: String = (1..=12_000).map(|i| format!("{i}\r\n")).collect();
     t.feed(command(&output, 0).as_bytes());
-    match t.tell(id(1)) {
-        Some(Told::Framed { lines, .. }) => assert_eq!(lines.first, 1978),
+    match t.report(id(1)) {
+        Some(Report::Framed { lines, .. }) => assert_eq!(lines.first, 1978),
         other => panic!("{other:?}"),
     }
     match t.numbered() {
