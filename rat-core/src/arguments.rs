@@ -1,6 +1,6 @@
 //! The arguments of a tool call checked against the tool's input schema, then read into its
 //! input type: the one check of a call's arguments, and the one place that words a refusal
-//! (`texts::arguments_refused`). A mistyped argument is told in the agent's terms (which
+//! (`texts::arguments_refused`). A mistyped argument is reported in the agent's terms (which
 //! argument, what was given, what is allowed: `scrollback_rows must be a whole number, 0 or
 //! more: -1 was given`), never in serde's (`invalid value: integer -1, expected u32`).
 //!
@@ -21,7 +21,7 @@ use crate::result::ToolResult;
 use crate::terminals::texts::{self, ECHOED};
 
 /// The arguments of `tool` checked against its input `schema`, with whole numbers written as
-/// floats made integers and optional arguments given `null` taken out; or the result telling
+/// floats made integers and optional arguments given `null` taken out; or the result saying
 /// the agent what is wrong: an argument the schema lacks first, then the first argument that
 /// does not fit, in the order of the schema's properties.
 pub fn check(
@@ -76,7 +76,7 @@ pub fn check(
 }
 
 /// `arguments`, checked by [`check`], read into `T`. Reading fails only where the schema says
-/// less than the type (a check this module lacks): told in the same frame, without serde's
+/// less than the type (a check this module lacks): reported in the same frame, without serde's
 /// reason, which names the value it could not read (a text, keys spelling a password).
 pub(crate) fn read<T: DeserializeOwned>(
     tool: &str,
@@ -181,7 +181,7 @@ fn bounds(property: &Value) -> (Option<i128>, Option<i128>) {
 }
 
 /// The range the argument's type holds (`format`), beyond which it can not be read; no bound
-/// above for an argument whose schema tells no format.
+/// above for an argument whose schema gives no format.
 fn holds(property: &Value) -> (i128, Option<i128>) {
     match property.get("format").and_then(Value::as_str) {
         Some("uint32") => (0, Some(i128::from(u32::MAX))),
@@ -207,7 +207,7 @@ fn fit(name: &str, property: &Value, value: &mut Value) -> Result<(), String> {
                 return Err(wrong(value));
             }
             if whole < low || high.is_some_and(|high| whole > high) {
-                // Out of what the argument holds, where the schema tells no bound: the range
+                // Out of what the argument holds, where the schema gives no bound: the range
                 // it holds is what is allowed.
                 let (schema_low, schema_high) = bounds(property);
                 let low = schema_low.unwrap_or(low);
@@ -266,7 +266,7 @@ fn whole_number(value: &Value) -> Option<i128> {
     (f.is_finite() && f.fract() == 0.0).then_some(f as i128)
 }
 
-/// `value` as JSON, cut after [`ECHOED`] characters with its length told: a refusal repeats
+/// `value` as JSON, cut after [`ECHOED`] characters with its length reported: a refusal repeats
 /// what it refuses without sending a huge value back into the agent's context.
 fn shown(value: &Value) -> String {
     let json = value.to_string();

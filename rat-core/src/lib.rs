@@ -10,7 +10,7 @@
 //! - [`files`]: `write_file` and `read_file`.
 //! - [`tool`]: what a tool is (the [`tool::Tool`] trait); [`tools`]: the table of tools, one
 //!   file each, and [`tools::call`], the one way into a tool; [`arguments`]: a call's
-//!   arguments checked against the tool's schema, a mistyped one told in the agent's terms.
+//!   arguments checked against the tool's schema, a mistyped one reported in the agent's terms.
 //! - [`catalog`]: the tools as MCP sees them (names, input schemas, descriptions,
 //!   annotations) and the MCP instructions.
 //!

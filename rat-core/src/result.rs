@@ -8,7 +8,7 @@
 use std::fmt;
 
 /// How a tool call ended. Decides `isError` (set on a result whose action was not done; a
-/// message tells an outcome the agent may act upon) and the log level (warning for a failure
+/// message reports an outcome the agent may act upon) and the log level (warning for a failure
 /// the agent did not cause): `docs/design/tools.md`, Results, errors and isError.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -38,7 +38,7 @@ impl Outcome {
     }
 }
 
-/// The result of one tool call: the text for the agent and what a log line may tell of it.
+/// The result of one tool call: the text for the agent and what a log line may show of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResult {
     /// The whole text the agent reads (a header line between brackets when there is something
@@ -118,7 +118,7 @@ impl ReadBudget {
     /// The default budget: 64 KiB.
     pub const DEFAULT: ReadBudget = ReadBudget(64 * 1024);
 
-    /// A budget of `bytes`, or an error telling the size read when it is under [`Self::MIN`].
+    /// A budget of `bytes`, or an error saying the size read when it is under [`Self::MIN`].
     pub fn new(bytes: usize) -> Result<Self, BudgetTooSmall> {
         if bytes < Self::MIN {
             Err(BudgetTooSmall { bytes })

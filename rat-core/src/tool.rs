@@ -138,7 +138,7 @@ impl Call<'_> {
 }
 
 /// The text of a call tmux did not answer within its time (beyond it, tmux is stuck, and the
-/// agent is told so: `docs/design/transport.md`, Timeouts).
+/// answer says so: `docs/design/transport.md`, Timeouts).
 pub fn not_answering(tool: &str, limit: Duration) -> ToolResult {
     ToolResult::failed(
         // The words of rat-core's own timeout of a tmux command.

@@ -468,7 +468,7 @@ impl Client {
 
     /// Notifications from now on (every one but the `%exit`, which ends the connection:
     /// [`Subscription::recv`] then returns `None`). A subscriber that falls more than
-    /// [`notification_capacity`](ClientOptions::notification_capacity) behind is told how many
+    /// [`notification_capacity`](ClientOptions::notification_capacity) behind gets the count of those
     /// it missed ([`Delivery::Lagged`]), then gets the ones after: nothing is lost unseen. On a
     /// lag, list again to resync.
     pub fn subscribe(&self) -> Subscription {
@@ -495,7 +495,7 @@ impl Client {
         self.inner.end_rx.borrow().clone()
     }
 
-    /// Waits until the connection ends and tells why. Any number of callers may wait; each
+    /// Waits until the connection ends and says why. Any number of callers may wait; each
     /// gets the same answer.
     pub async fn closed(&self) -> ConnectionEnd {
         let mut rx = self.inner.end_rx.clone();

@@ -164,12 +164,12 @@ impl Job {
     /// Waits for the job's end, by event (no polling by the caller), then removes its pane
     /// (its window when it made one) and returns its status and output. The pane goes at
     /// that point because tmux keeps the pipe to the output's reader open as long as the pane
-    /// exists, and only that pipe's end tells that every byte has been read. A second call
+    /// exists, and only that pipe's end shows that every byte has been read. A second call
     /// returns the same answer.
     ///
     /// # Errors
     /// [`Error::ConnectionEnded`]; [`Error::UnexpectedReply`] when the pane disappeared
-    /// (killed by someone else: no status to tell); [`Error::Io`] when reading its output
+    /// (killed by someone else: no status to report); [`Error::Io`] when reading its output
     /// failed.
     pub async fn wait(&mut self) -> Result<JobExit> {
         if let Some(done) = &self.done {
@@ -212,7 +212,7 @@ impl Job {
     }
 
     /// Sends signal `signal` (e.g. 15, SIGTERM) to the job's process group (the pane's: its
-    /// gate and the command). [`Job::wait`] then tells the signal, if the command did not catch
+    /// gate and the command). [`Job::wait`] then reports the signal, if the command did not catch
     /// it.
     ///
     /// # Errors
@@ -350,7 +350,7 @@ impl Client {
         }
         let marker = end_marker(id);
         let (seen_tx, seen_rx) = oneshot::channel();
-        // Told to the stream, if any, once the end marker came through the pipe; and what
+        // Sent to the stream, if any, once the end marker came through the pipe; and what
         // lets the gate end the job once the stream has its last bytes (stream/job_end.rs).
         let (ended_tx, ended_rx) = oneshot::channel();
         let job_end = watch.is_some().then(JobEnd::new);

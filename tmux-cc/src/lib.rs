@@ -60,7 +60,7 @@
 //!   [`parse::Layout`], tmux's window layout strings as a tree.
 //! - [`quote`]: any argument into a command line, byte for byte.
 //! - [`Server`] (`server.rs`): a tmux server run in the foreground as a child, readiness by
-//!   pid, exit waited once for many waiters, a stop that tells which step was needed.
+//!   pid, exit waited once for many waiters, a stop that reports which step was needed.
 //! - [`Client`] (`client.rs`): the control connection, commands pipelined and matched to
 //!   their replies in order (`client/commands.rs`), a timeout per command, notifications, its
 //!   end reported once; under `client/`: its options (where and how it attaches), the state its

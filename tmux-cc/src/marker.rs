@@ -22,7 +22,7 @@ pub(crate) fn end_marker(id: u64) -> Vec<u8> {
 }
 
 /// Takes end markers out of a run of bytes that comes in pieces: a piece that ends with what
-/// may be the start of a marker keeps that start back until the next piece tells.
+/// may be the start of a marker keeps that start back until the next piece decides.
 #[derive(Debug, Default)]
 pub(crate) struct MarkerFilter {
     held: Vec<u8>,

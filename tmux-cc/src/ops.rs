@@ -33,9 +33,9 @@ pub use sessions::{NewSession, SessionCreated};
 pub use topology::{PaneInfo, PaneScope, SessionInfo, Shape, WindowPanes};
 pub use windows::{NewWindow, WindowCreated, WindowInfo};
 
-/// The size tmux-cc gives sessions and windows unless told otherwise: 200 columns.
+/// The size tmux-cc gives sessions and windows by default: 200 columns.
 pub const DEFAULT_WIDTH: u32 = 200;
-/// The size tmux-cc gives sessions and windows unless told otherwise: 24 rows.
+/// The size tmux-cc gives sessions and windows by default: 24 rows.
 pub const DEFAULT_HEIGHT: u32 = 24;
 
 /// `copy-mode -q -t TARGET`: the pane leaves copy mode and any other mode (no error when in

@@ -110,7 +110,7 @@ impl fmt::Display for QuoteError {
 /// parses it back to exactly `arg`.
 ///
 /// # Errors
-/// A NUL byte anywhere in `arg`: the error tells its byte offset.
+/// A NUL byte anywhere in `arg`: the error shows its byte offset.
 pub fn quote_arg(arg: &[u8]) -> Result<Vec<u8>, QuoteError> {
     let mut out = Vec::with_capacity(arg.len() + 2);
     push_quoted(arg, &mut out).map_err(|offset| QuoteError {
@@ -164,7 +164,7 @@ fn push_quoted(arg: &[u8], out: &mut Vec<u8>) -> Result<(), usize> {
 ///
 /// # Errors
 /// `name` empty or holding anything but ASCII lowercase letters, digits and `-`; a NUL byte in
-/// an argument (the error tells which argument and at which byte offset).
+/// an argument (the error reports which argument and at which byte offset).
 pub fn command_line(name: &str, args: &[&[u8]]) -> Result<Vec<u8>, QuoteError> {
     let plain = !name.is_empty()
         && name

@@ -41,7 +41,7 @@ pub struct ServerOptions {
     pub terminate_grace: Duration,
     /// Variables removed from the server's environment (the environment its panes inherit).
     /// `TMUX` and `TMUX_PANE` are always removed, so that a server started from inside tmux
-    /// is not told it runs in another server's pane.
+    /// does not believe it runs in another server's pane.
     pub env_remove: Vec<OsString>,
     /// Variables set in the server's environment (after `env_remove`).
     pub env: Vec<(OsString, OsString)>,
@@ -290,7 +290,7 @@ impl Server {
         *self.inner.exit.borrow()
     }
 
-    /// Waits until the server exits and tells how. Any number of callers may wait, at once or
+    /// Waits until the server exits and reports how. Any number of callers may wait, at once or
     /// later: each gets the same answer (the child is reaped once).
     pub async fn wait(&self) -> ServerExit {
         let mut exit = self.inner.exit.clone();
@@ -313,7 +313,7 @@ impl Server {
     /// made (their streams' connections, their blocking and jobs' connections; see
     /// [`Client::close`]), within `kill_server_grace`, leaving the clients themselves to
     /// `kill-server`; then `tmux kill-server`, then SIGTERM if it has not exited after
-    /// `kill_server_grace` (5 s), then SIGKILL after `terminate_grace` (2 s) more. Tells which
+    /// `kill_server_grace` (5 s), then SIGKILL after `terminate_grace` (2 s) more. Reports which
     /// step was needed, or that the server had already exited.
     ///
     /// Why this order: tmux 3.3a crashes (SIGSEGV) now and then when a client detaches from its
@@ -542,7 +542,7 @@ struct SocketFile {
     path: PathBuf,
     dev: u64,
     ino: u64,
-    /// `None` where the file system does not tell (then device and inode alone decide).
+    /// `None` where the file system does not say (then device and inode alone decide).
     born: Option<std::time::SystemTime>,
 }
 

@@ -319,7 +319,7 @@ impl PaneStream {
     /// With [`Transport::Pipe`] it closes the pane's pipe, after two round trips (tmux writes
     /// to the pipe what it read before them unless the pipe is full), and the stream ends with
     /// [`StreamEnd::Stopped`] once what the pipe held came. tmux drops what it had read but
-    /// not yet written to a pipe it closes, and tells nobody how much that was: `Stopped`
+    /// not yet written to a pipe it closes, and reports to nobody how much that was: `Stopped`
     /// claims no completeness. A pane whose program exited (kept by `remain-on-exit`) wrote
     /// all it read to the pipe before it was marked dead, and tmux refuses to close its pipe:
     /// its stream ends once the pipe stays quiet for 50 ms.
@@ -391,7 +391,7 @@ impl PaneStream {
     }
 
     /// Makes the stream end, with [`StreamEnd::Finished`], at the job's end marker `marker`
-    /// (everything before it delivered, nothing after it), and tells `job` what lets the job
+    /// (everything before it delivered, nothing after it), and passes `job` what lets the job
     /// end (see `job_end`). `ended` resolves once the marker came through the job's own pipe:
     /// should the stream not have it once the job was let go, it ends after tmux answered
     /// behind the job's last bytes ([`Release::end`]).
@@ -408,7 +408,7 @@ impl PaneStream {
         self.job = Some(job);
     }
 
-    /// Tells the job's gate, for a job's stream, what this item means for the job's end.
+    /// Notifies the job's gate, for a job's stream, of what this item means for the job's end.
     fn notify_job(&self, item: &StreamItem) {
         let Some(job) = &self.job else { return };
         match item {

@@ -1,7 +1,7 @@
 //! [`Topology`]: a model of the whole server (sessions, window links with their panes and
 //! layouts), kept current as the server changes, with the changes as [`TopologyEvent`]s.
 //!
-//! How it stays current. tmux tells a control client some changes at once (sessions created,
+//! How it stays current. tmux notifies a control client of some changes at once (sessions created,
 //! destroyed, renamed; windows added, closed, renamed in any session; the active pane), but
 //! sends `%layout-change` only for the windows of the client's own session, which for a
 //! tmux-cc client is its hidden service session: a split, a resize or a `kill-pane` in the
@@ -141,7 +141,7 @@ impl Topology {
 
     /// The next change, in order; `None` once the connection has ended. At most the
     /// topology's capacity of events wait to be read; past it the oldest are dropped and
-    /// [`TopologyEvent::Lagged`] tells how many, before the ones kept.
+    /// [`TopologyEvent::Lagged`] reports how many, before the ones kept.
     pub async fn next_event(&mut self) -> Option<TopologyEvent> {
         match self.events.recv().await {
             Ok(event) => Some(event),

@@ -139,7 +139,7 @@ pub enum Difference {
     NewSessionSizeIgnored,
     /// `capture-pane -J` gives the blank cells of a joined row as spaces, beyond what was
     /// printed (a row of 250 characters comes back as 300), so printed trailing spaces can not
-    /// be told from blank cells. Nothing tmux-cc can undo: a caller that trims trailing spaces
+    /// be told apart from blank cells. Nothing tmux-cc can undo: a caller that trims trailing spaces
     /// (rat does) reads the same text on every version.
     JoinedCapturePadded,
     /// `send-keys` presses `C-Tab` (as Tab) and `C-S-Tab` (as BackTab, `ESC [ Z`), with or
@@ -155,7 +155,7 @@ pub enum Difference {
     /// is passed through vis(3): a backslash is doubled, and a name holding a control
     /// character, or bytes that are not UTF-8, is empty. tmux-cc gives the name this server
     /// shows for a command line's first word ([`Features::command_name`]), so a caller can
-    /// tell tmux's name of a process from another process's.
+    /// tell tmux's name of a process apart from another process's.
     NamesCleaned,
 }
 

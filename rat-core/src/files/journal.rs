@@ -1,12 +1,12 @@
 //! The writes in progress, noted so that a write cut by the end of ratd (killed: SIGKILL, the
-//! kernel's OOM killer) is told after a restart rather than lost untold (`docs/design/files.md`,
+//! kernel's OOM killer) is reported after a restart rather than lost unreported (`docs/design/files.md`,
 //! Writes cut short).
 //!
 //! A write_file notes itself before it truncates the file (a slot of the journal's file: the
 //! path, the size of the content, when it began) and clears the note once done, failed or not
-//! (a failure is told by its own error). Notes left by a ratd that ended are read when the next
-//! starts: each is told by the first read_file or write_file of its path, then removed. It lapses
-//! (removed untold) once the file's size or modification time is no longer what the cut left,
+//! (a failure is reported by its own error). Notes left by a ratd that ended are read when the next
+//! starts: each is reported by the first read_file or write_file of its path, then removed. It lapses
+//! (removed unreported) once the file's size or modification time is no longer what the cut left,
 //! as the file was written by something else meanwhile. A path names the file the cut left by
 //! its name as given or by any other (a symbolic link, a hard link, the link's target): what
 //! the cut left holds the file's device and inode, which every name of it shares. The crash
@@ -24,7 +24,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// ratd are slots of one file of it (`slots-PID-N`), opened once: a note is written in a free
 /// slot with `pwrite` and cleared the same way, so that noting a write creates and removes no
 /// file (that cost 0.1 ms a write: docs/benchmarks.md). The next ratd turns the slots left
-/// filled into a note file each (`cut-PID-N`), which the cut keeps until told or lapsed.
+/// filled into a note file each (`cut-PID-N`), which the cut keeps until reported or lapsed.
 #[derive(Debug)]
 pub struct Journal {
     dir: PathBuf,
@@ -32,7 +32,7 @@ pub struct Journal {
     /// The slots file of this ratd, opened at the first note (`None` until then, or when it
     /// can not be), and which of its slots are taken.
     slots: Mutex<Option<Slots>>,
-    /// The writes a former ratd left cut, by path, until told or lapsed.
+    /// The writes a former ratd left cut, by path, until reported or lapsed.
     cut: Mutex<HashMap<PathBuf, Cut>>,
 }
 
@@ -46,7 +46,7 @@ struct Cut {
     left: Option<FileState>,
 }
 
-/// What a cut left: the file's size and modification time (a change tells that something
+/// What a cut left: the file's size and modification time (a change shows that something
 /// wrote it since), its device and inode (the file whatever its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FileState {
@@ -212,8 +212,8 @@ impl Journal {
         }
     }
 
-    /// The sentence telling a write a former ratd left cut at `path`, once: the note goes with
-    /// it, and a note whose file changed since the cut goes untold. `path` names the file by
+    /// The sentence reporting a write a former ratd left cut at `path`, once: the note goes with
+    /// it, and a note whose file changed since the cut goes unreported. `path` names the file by
     /// the name the write was given or by any other (a link to it, its target): matched by the
     /// file's device and inode. `None` for every other path.
     pub fn take_note(&self, path: &Path) -> Option<String> {
@@ -444,7 +444,7 @@ mod tests {
                 assert_eq!(fs::read_dir(&journal_dir).unwrap().count(), 0);
             }
         }
-        // Another file is not told.
+        // Another file is not reported.
         let other = tmp.path().join("other");
         fs::write(&other, "").unwrap();
         assert_eq!(note_through(&file, &other, &tmp.path().join("j")), None);

@@ -37,7 +37,7 @@
 //!
 //! **Writing in place**, as `cp` does: the file is truncated, then written. It keeps its mode,
 //! owner, hard links and extended attributes, and a symbolic link is followed, writing its target,
-//! as a human editing it would; the result names the file written, then the link. The cost, told to the agent: a write failing midway (no space
+//! as a human editing it would; the result names the file written, then the link. The cost, shown to the agent: a write failing midway (no space
 //! left) leaves the file partial, and the error says so. Rejected: a temporary file renamed over
 //! the target (atomic, but it breaks hard links, turns a link into a file, may change the owner,
 //! needs to write in the directory); an `atomic` parameter (small models set it "to be safe").
@@ -45,12 +45,12 @@
 //! **Only regular files**, checked three times: `stat` before opening (opening some devices has
 //! effects), opened with `O_NONBLOCK` (a FIFO without a reader then fails at once with ENXIO for
 //! a write, and a read never blocks), and `fstat` once open (the file opened may not be the one
-//! checked). Created or replaced is told by opening exclusively first (`O_CREAT|O_EXCL`, 0644
+//! checked). Created or replaced is reported by opening exclusively first (`O_CREAT|O_EXCL`, 0644
 //! minus the umask), then the existing file. Missing directories are created as `mkdir -p` does
 //! (0755 minus the umask), top down, and named in the result: a typo in a path creates
 //! directories the agent did not mean.
 //!
-//! **Errors** of the file system are told as the system gives them (`no space left on device`,
+//! **Errors** of the file system are reported as the system gives them (`no space left on device`,
 //! `read-only file system`: strerror, first letter lowered), as an agent expects of a low level
 //! operation. A denied permission names the user ratd runs as, the one the terminals run as.
 //! Outcomes: the agent's input or the state it asked about (a missing file, a denied permission,
@@ -62,9 +62,9 @@
 //! **Reading** returns whole lines, lines rather than bytes: agents think in lines, and a byte
 //! offset cuts lines and characters. What is sent is checked first, as it can not be taken back
 //! from a model's context: a regular file; a read bounded to the size at open (a log growing
-//! meanwhile is read as it was, consistently with the size told), files showing a size of 0
+//! meanwhile is read as it was, consistently with the size reported), files showing a size of 0
 //! (/proc) being read to their end; text (no NUL byte, the heuristic of git and `grep -I`, and
-//! valid UTF-8), the line of the first offence told, pointing to the terminal (`file`, `xxd`,
+//! valid UTF-8), the line of the first offence reported, pointing to the terminal (`file`, `xxd`,
 //! `base64`); the read budget, header included. A file over the budget read without a range
 //! sends only its size, line count and modification, for the agent to pick a range, its start
 //! checked to be text all the same. A range returns the whole lines that fit and where to
@@ -74,10 +74,10 @@
 //! **Scanning** (reaching a line, counting lines) takes half of the call's time at most: a bound
 //! in time rather than in size, as the speed depends on where the file is (the page cache, a
 //! disk). A line out of reach in time is refused, pointing to a negative start_line or the
-//! terminal (`sed -n`, `tail -n`); a total not counted in time is not told ("too large to count
+//! terminal (`sed -n`, `tail -n`); a total not counted in time is not reported ("too large to count
 //! its lines"), and a range from the end is then numbered from the end ("lines -100 to -41
 //! counted from the end"). Reading from the end reads backwards: instant on any size. Every range
-//! is read forward and cut at the end, telling the line to continue with. How scanning is fast:
+//! is read forward and cut at the end, saying the line to continue with. How scanning is fast:
 //! see `files/scan.rs`.
 //!
 //! **Time**: file operations can not be interrupted. Each runs on a blocking thread
@@ -117,13 +117,13 @@ pub use text::{read_file_description, write_file_description};
 ///
 /// Results: `Created PATH (SIZE).` or `Replaced PATH (SIZE, SIZE before).`, the file written
 /// through a symbolic link named with the link (`Created /srv/new.txt (13 B, through the link
-/// /home/u/dangling).`), plus the directories created; refusals and failures as the module doc tells. Log facts: `path`, `bytes`, `created`,
+/// /home/u/dangling).`), plus the directories created; refusals and failures as the module doc says. Log facts: `path`, `bytes`, `created`,
 /// `former_size`, `directories_created`.
 pub async fn write_file(input: WriteFile, deadline: Duration) -> ToolResult {
     write_file_noted(input, deadline, None).await
 }
 
-/// [`write_file`], noting the write in `journal` while it runs, and telling first a write a
+/// [`write_file`], noting the write in `journal` while it runs, and reporting first a write a
 /// former ratd left cut at that path ([`journal::Journal::take_note`]).
 pub async fn write_file_noted(
     input: WriteFile,
@@ -171,7 +171,7 @@ pub async fn write_file_noted(
     first_logs(with_cut_note(result, note), &shown, bytes)
 }
 
-/// `result` with the sentence telling a cut write first, on a line of its own.
+/// `result` with the sentence reporting a cut write first, on a line of its own.
 fn with_cut_note(mut result: ToolResult, note: Option<String>) -> ToolResult {
     if let Some(note) = note {
         result.text = format!("{note}\n{}", result.text);
@@ -192,7 +192,7 @@ pub async fn read_file(input: ReadFile, budget: ReadBudget, deadline: Duration) 
     read_file_noted(input, budget, deadline, None).await
 }
 
-/// [`read_file`], telling first a write a former ratd left cut at that path
+/// [`read_file`], reporting first a write a former ratd left cut at that path
 /// ([`journal::Journal::take_note`]).
 pub async fn read_file_noted(
     input: ReadFile,
@@ -221,9 +221,9 @@ pub async fn read_file_noted(
 }
 
 /// Runs `work`, a file operation, on a blocking thread, and returns its result, or at the end of
-/// `deadline` a failure telling `late()`: file operations can not be interrupted, and on a file
+/// `deadline` the failure `late()`: file operations can not be interrupted, and on a file
 /// system not answering (a stale NFS mount) `work` stays blocked until it answers. `broken()`
-/// tells a task that panicked.
+/// reports a task that panicked.
 async fn within(
     deadline: Duration,
     work: impl FnOnce() -> ToolResult + Send + 'static,
@@ -248,7 +248,7 @@ fn first_logs(mut result: ToolResult, path: &str, bytes: usize) -> ToolResult {
 }
 
 /// `given` as an absolute normalized path: absolute, or starting with `~/` for the home directory
-/// of ratd's user (`~` alone is that directory). Anything else is refused, telling why.
+/// of ratd's user (`~` alone is that directory). Anything else is refused, saying why.
 fn absolute_path(given: &str) -> Result<PathBuf, ToolResult> {
     if given.contains('\0') {
         return Err(ToolResult::refused(
@@ -306,7 +306,7 @@ fn link_as_given(given: &str, path: &Path) -> Option<PathBuf> {
 /// chained): the path the kernel resolved, read from `/proc/self/fd`, for the result to name
 /// the file really written or read, with the link. `None` when `path` is no link, and when the
 /// file's path is unknown (removed since it was opened). A link among the directories above is
-/// not told: write_file names the real directory, read_file the path as given.
+/// not reported: write_file names the real directory, read_file the path as given.
 fn linked_file(path: &Path, file: &std::fs::File) -> Option<PathBuf> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
@@ -389,7 +389,7 @@ fn not_regular(path: &Path, file_type: FileType, access: Access) -> Option<ToolR
     ))
 }
 
-/// The result of a file operation, `what` telling it (`Writing /x`), failed with `error` on
+/// The result of a file operation, `what` naming it (`Writing /x`), failed with `error` on
 /// `path`; see [`failure_text`]. The outcome is Refused for what the agent's input or the state
 /// it asked about caused, Failed (a warning) for the rest.
 fn failure(

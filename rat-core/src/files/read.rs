@@ -18,7 +18,7 @@ use crate::result::{ReadBudget, ToolResult};
 const HEADER_ROOM: usize = 256;
 
 /// Reads the lines `input` asks of the regular file at `path` (absolute, normalized), scanning
-/// until `scan_deadline` at most, times told relative to `now`. What it sends is checked first, as
+/// until `scan_deadline` at most, times given relative to `now`. What it sends is checked first, as
 /// it can not be taken back from the context of a model: a regular file, a bounded read, text, the
 /// read budget.
 pub(super) fn read_now(
@@ -69,7 +69,7 @@ pub(super) fn open(path: &Path) -> Result<Opened, ToolResult> {
 }
 
 /// Reads what [`read_now`] does from `opened`, the regular file at `path`, up to its size when
-/// opened: a file growing meanwhile (a log) is read as it was, consistently with the size told.
+/// opened: a file growing meanwhile (a log) is read as it was, consistently with the size reported.
 pub(super) fn read_opened(
     path: &Path,
     opened: Opened,
@@ -118,12 +118,12 @@ struct FileRead<'a> {
     input: &'a ReadFile,
     budget: ReadBudget,
     /// The size of the file when opened, which bounds the read: a file growing meanwhile (a log)
-    /// is read as it was, consistently with the size told. 0 for files showing no size (/proc),
+    /// is read as it was, consistently with the size reported. 0 for files showing no size (/proc),
     /// read to their end within the deadline.
     size: u64,
-    /// How far the file was read: the size told for a file showing none.
+    /// How far the file was read: the size reported for a file showing none.
     seen: u64,
-    /// The last modification, told relatively: a command may still be writing the file.
+    /// The last modification, given relatively: a command may still be writing the file.
     modified: SystemTime,
     now: SystemTime,
     /// The end of scanning: reaching a line, counting lines.
@@ -281,8 +281,8 @@ impl FileRead<'_> {
     }
 
     /// The lines from `offset`, numbered from `first`, at most max_lines of them: the whole lines
-    /// that fit the read budget, telling where to continue after a cut. `before` is the number of
-    /// lines before `offset`, when known: the total is told only then.
+    /// that fit the read budget, saying where to continue after a cut. `before` is the number of
+    /// lines before `offset`, when known: the total is reported only then.
     fn collect(&mut self, offset: u64, first: i64, before: Option<u64>) -> Done {
         let budget = self.budget.bytes();
         // the header is written once the lines are read: room is left for its longest form
@@ -300,7 +300,7 @@ impl FileRead<'_> {
         let (mut count, mut consumed, mut next) = (0u64, 0u64, None);
         while count < max_lines {
             let number = first + count as i64;
-            // the first line is sized when too long, to tell it; the others are only cut before
+            // the first line is sized when too long, to show it; the others are only cut before
             let line = match read_line(&mut reader, room + 1, count == 0, self.deadline) {
                 Ok(line) => line,
                 Err(error) => return self.fail(&error),
@@ -360,7 +360,7 @@ impl FileRead<'_> {
             .with_log("counted", total.is_some())
     }
 
-    /// The header of the lines `first` to `last`, out of `total` if counted, telling where to
+    /// The header of the lines `first` to `last`, out of `total` if counted, saying where to
     /// continue after a cut at `next`.
     fn header(&self, first: i64, last: i64, total: Option<u64>, next: Option<i64>) -> String {
         text::range_header(
@@ -387,7 +387,7 @@ impl FileRead<'_> {
         out
     }
 
-    /// Refuses content that is not text, telling the line of the first offence (counted as the
+    /// Refuses content that is not text, saying the line of the first offence (counted as the
     /// lines sent are, from `first`), and pointing to the terminal.
     fn not_text(&self, not_text: NotText, first: i64) -> Done {
         let line = first + not_text.line as i64 - 1;

@@ -113,7 +113,7 @@ impl Scanner {
         self.tally.last_byte = chunk.last().copied();
     }
 
-    /// The tally of the bytes fed. `complete` tells they end where the text ends: a character
+    /// The tally of the bytes fed. `complete` shows they end where the text ends: a character
     /// cut at the end is then invalid; otherwise (a read cut to a size) it is not an offence.
     pub fn finish(mut self, complete: bool) -> Tally {
         if self.check_text && complete && self.carry_len > 0 && self.tally.not_text.is_none() {

@@ -1,6 +1,6 @@
 //! Unit tests of what the public API can not reach deterministically: the failure texts of every
 //! errno (root bypasses permissions), the opens without blocking, scans cut by their deadline,
-//! and times told against an injected clock.
+//! and times given against an injected clock.
 
 use std::fs::{self, File};
 use std::io::Write;

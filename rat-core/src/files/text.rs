@@ -28,7 +28,7 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
-/// A duration in its largest unit, as list_windows tells activity: `12s`, `5m`, `3h`, then days
+/// A duration in its largest unit, as list_windows shows activity: `12s`, `5m`, `3h`, then days
 /// beyond two days (`47h`, `2d`). Seconds are rounded to the nearest (2.6 s is `3s`, not the
 /// `2s` of a truncation), then truncated to the unit: `59m` until the hour is complete.
 pub fn since_text(elapsed: Duration) -> String {
@@ -37,7 +37,7 @@ pub fn since_text(elapsed: Duration) -> String {
 }
 
 /// How long ago `modified` was at `now`, as [`since_text`] says it. A time in the future (a clock
-/// set back, a file touched with a date to come) is told as `0s`: models do not know the current
+/// set back, a file touched with a date to come) is reported as `0s`: models do not know the current
 /// time, and "in the future" would only puzzle them.
 pub fn ago_text(modified: SystemTime, now: SystemTime) -> String {
     since_text(now.duration_since(modified).unwrap_or_default())
@@ -159,7 +159,7 @@ pub(crate) fn whole_header(file: &str, lines: u64, size: &str, ago: &str) -> Str
 }
 
 /// The header of a range of lines, `first` to `last`, out of `total` when counted (a range
-/// from the end not counted is numbered from the end, `first` negative), telling where to
+/// from the end not counted is numbered from the end, `first` negative), saying where to
 /// continue after a cut at `next` to the read `budget`.
 pub(crate) fn range_header(
     file: &str,
@@ -190,7 +190,7 @@ pub(crate) fn range_header(
 }
 
 /// What a file over the read budget, read without a range, returns: its size, its line count
-/// (`None`: not counted in time) and modification. `with` tells a file under the budget by
+/// (`None`: not counted in time) and modification. `with` introduces a file under the budget by
 /// itself, over it with its header (`"with its header, "`) and line numbers.
 pub(crate) fn over_budget(
     file: &str,
@@ -250,7 +250,7 @@ pub(crate) fn too_far(number: i64, file: &str, size: &str, how: &str) -> String 
 // ---- descriptions ----
 
 /// The description of write_file (`docs/design/files.md`): what it does, the path rule, the
-/// missing directories, and the subagent for copies. It tells no way around for binary content:
+/// missing directories, and the subagent for copies. It gives no way around for binary content:
 /// an agent that needs one encodes it by itself, and pointing to one (`base64 -d`) would invite
 /// it into its context, a third larger and meaningless to the model.
 pub fn write_file_description() -> String {
@@ -363,9 +363,9 @@ pub(crate) enum Failed<'a> {
     Internal,
 }
 
-/// A failed file operation, `what` telling it (`Writing /x`): the system's reason as is
+/// A failed file operation, `what` naming it (`Writing /x`): the system's reason as is
 /// (`Writing /x failed: no space left on device.`), a denied permission naming the user the
-/// terminals run as; `partial` tells the file was truncated before failing.
+/// terminals run as; `partial` says the file was truncated before failing.
 pub(crate) fn failed(what: &str, path: &Path, failed: &Failed, partial: bool) -> String {
     let mut text = match failed {
         Failed::Denied { verb, user } => format!(
@@ -399,7 +399,7 @@ pub(crate) fn read_not_answered(path: &str) -> String {
     format!("The file system did not answer in time: {path} could not be read.")
 }
 
-/// Told first, once, by the first read_file or write_file of a file a write was cut short in,
+/// Reported first, once, by the first read_file or write_file of a file a write was cut short in,
 /// by the end of ratd: `size` the content's, `began` when the write began (UTC).
 pub(crate) fn write_cut_short(size: u64, began: &str) -> String {
     format!(

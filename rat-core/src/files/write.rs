@@ -58,7 +58,7 @@ fn real_name(path: &Path) -> PathBuf {
 }
 
 /// Removes the directories made by a call that then failed (see [`remove_directories`]), and
-/// tells it, naming them by their real paths: those removed, and those left because something
+/// reports it, naming them by their real paths: those removed, and those left because something
 /// else came into them meanwhile.
 fn undo_directories(directories: &[PathBuf]) -> String {
     let names: Vec<PathBuf> = directories.iter().map(|d| real_name(d)).collect();
@@ -175,7 +175,7 @@ fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 
-/// Opens `path` for writing without blocking, and tells whether it created it: exclusively first
+/// Opens `path` for writing without blocking, and returns whether it created it: exclusively first
 /// (`O_CREAT|O_EXCL`, 0644 minus the umask), then the existing file. `O_CREAT` stays on the second
 /// open: a dangling symbolic link then creates its target, as a human writing to it would.
 pub(super) fn open(path: &Path) -> io::Result<(File, bool)> {

@@ -14,7 +14,7 @@ pub(crate) struct Rule {
     pub keywords: &'static [&'static str],
     /// Checks a keyword found at `at..end`: the part of the text to mask.
     pub check: fn(&Ctx<'_>, usize, usize) -> Option<Found>,
-    /// Where the format is documented (told in docs/design/secrets.md).
+    /// Where the format is documented (listed in docs/design/secrets.md).
     pub source: &'static str,
 }
 

@@ -1,7 +1,7 @@
 //! The startup check's outcome (`docs/design/terminals.md`, The startup check): what bash startup
 //! files defeat at the prompt of the terminals. Its value changes the instructions and the
 //! descriptions (see [`crate::catalog`]) and the results of `list_windows` and `wait_window`.
-//! How the check runs is told on [`super::Controller::check_terminals`].
+//! How the check runs is reported on [`super::Controller::check_terminals`].
 
 use std::time::Duration;
 
@@ -15,15 +15,15 @@ pub struct TerminalCheck {
     pub ran: bool,
     /// Bracketed paste is on at the prompt (rat's hook turns it on; a `PROMPT_COMMAND` assigned
     /// by a startup file leaves the inputrc or bash default). Off: multi-line text may run line
-    /// by line even at a prompt, which the instructions and `send_text` then tell.
+    /// by line even at a prompt, which the instructions and `send_text` then say.
     pub bracketed_paste: bool,
     /// rat's hook records prompts (`@rat_prompt`): a startup file assigning `PROMPT_COMMAND`
     /// replaces it, and then `wait_window` can not wait.
     pub prompts: bool,
     /// The hook records statuses right: `false` gives 1 and `false | true` gives `1 0`. A command
-    /// run before rat's (`history -a; ...`, starship) loses them, and no status is told then.
+    /// run before rat's (`history -a; ...`, starship) loses them, and no status is reported then.
     pub statuses: bool,
-    /// What `PROMPT_COMMAND` became at the prompt of a terminal, for the log (never told to
+    /// What `PROMPT_COMMAND` became at the prompt of a terminal, for the log (never shown to
     /// agents); `None` when the check did not get that far.
     pub prompt_command: Option<String>,
     /// Why the check could not run (for the log), e.g. a startup file blocking.
@@ -61,7 +61,7 @@ impl TerminalCheck {
         }
     }
 
-    /// Whether agents are told that multi-line text may run line by line even at a prompt.
+    /// Whether agents are warned that multi-line text may run line by line even at a prompt.
     pub fn warns_paste(&self) -> bool {
         !self.bracketed_paste
     }
@@ -71,7 +71,7 @@ impl TerminalCheck {
         self.prompts
     }
 
-    /// Whether exit statuses are told (prompts recorded, statuses right).
+    /// Whether exit statuses are reported (prompts recorded, statuses right).
     pub fn reports_statuses(&self) -> bool {
         self.prompts && self.statuses
     }

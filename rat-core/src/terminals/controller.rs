@@ -130,7 +130,7 @@ pub enum ControllerStartError {
     Hook(#[source] std::io::Error),
 }
 
-/// A running server, its control connection, and what its terminals' hooks told.
+/// A running server, its control connection, and what its terminals' hooks reported.
 #[derive(Clone)]
 pub(crate) struct RunningServer {
     pub server: Server,
@@ -140,7 +140,7 @@ pub(crate) struct RunningServer {
     pub follows: Arc<Follows>,
 }
 
-/// Why a tmux command could not be run, told to agents by [`TmuxFailure::result`].
+/// Why a tmux command could not be run, shown to agents by [`TmuxFailure::result`].
 #[derive(Debug)]
 pub(crate) enum TmuxFailure {
     /// The server died or restarts.
@@ -187,7 +187,7 @@ pub(crate) struct ControllerState {
     pub create_lock: tokio::sync::Mutex<()>,
     /// Held while a lost control connection is replaced.
     pub reconnect: tokio::sync::Mutex<()>,
-    /// The sessions created, to tell why one is created again (see [`Sessions`]).
+    /// The sessions created, to say why one is created again (see [`Sessions`]).
     pub sessions: std::sync::Mutex<Sessions>,
     /// The sessions' placeholders (`docs/design/secrets.md`).
     pub secrets: crate::secrets::Secrets,
@@ -269,7 +269,7 @@ impl Controller {
     ///   10000, `default-size` 200x24, `allow-rename off`, `message-limit 0` (tmux keeps every
     ///   command line in its message log: pasted texts must not linger there), `remain-on-exit
     ///   on` and an empty `remain-on-exit-format` (a shell that ends keeps its window until an
-    ///   agent was told). `window-size
+    ///   answer reported it). `window-size
     ///   manual` is set on each window by `resize-window`, NEVER globally (tmux 3.3a segfaults
     ///   on the next new session, issue 4849);
     /// - `default-command`: `exec bash --rcfile RC -i`, RC being rat's start-up file (see
@@ -338,7 +338,7 @@ impl Controller {
             .clone()
     }
 
-    /// Waits until the current tmux server exits, and tells how: its status or signal, and
+    /// Waits until the current tmux server exits, and reports how: its status or signal, and
     /// whether [`Controller::stop`] asked for it (`requested` false is a death: a crash, the OOM
     /// killer, `tmux kill-server` typed in a terminal). For ratd's supervisor, which restarts
     /// the server after a death ([`Controller::restart`]); the controller never does by itself.
@@ -369,7 +369,7 @@ impl Controller {
         Ok(())
     }
 
-    /// Makes every wait return at once, telling rat stops (`docs/design/terminals.md`, Shutdown:
+    /// Makes every wait return at once, saying rat stops (`docs/design/terminals.md`, Shutdown:
     /// the door closes first, and a wait must not hold it open). [`Controller::stop`] does it too.
     pub fn announce_stop(&self) {
         self.inner.stopping.cancel();
@@ -381,7 +381,7 @@ impl Controller {
     }
 
     /// Stops the tmux server and every terminal: `kill-server`, then SIGTERM after 5 s, then
-    /// SIGKILL 2 s later; the report tells which step was needed, or that the server had
+    /// SIGKILL 2 s later; the report says which step was needed, or that the server had
     /// exited already (stopped as a service, systemd signals tmux too). Waits return at once.
     ///
     /// # Errors
@@ -509,7 +509,7 @@ async fn start_live(
             Command::new("set-option").args(["-g", "default-size", &format!("{w}x{h}")]),
             Command::new("set-option").args(["-g", "-w", "allow-rename", "off"]),
             Command::new("set-option").args(["-s", "message-limit", "0"]),
-            // A window whose shell ends stays, dead, until an agent was told how it ended
+            // A window whose shell ends stays, dead, until an answer reported how it ended
             // (docs/design/prompts.md, A shell that ends).
             Command::new("set-option").args(["-g", "-w", "remain-on-exit", "on"]),
         ])

@@ -1,7 +1,7 @@
 //! The processes a closed window leaves running: started from it, detached from its shell's
 //! jobs (`(command &)` in a subshell, `nohup`, `disown`, `setsid`, daemons that fork twice), they
 //! outlive the window, as they outlive a terminal a human closes. `close_window` finds them to
-//! tell the agent.
+//! report them to the agent.
 //!
 //! Before the kill, the window's processes are noted from `/proc`, three ways, as none finds them
 //! all alone:
@@ -17,7 +17,7 @@
 //! running as another user) and also left the session and the shell's descendants.
 //!
 //! After the kill, those still running, neither zombies nor a pid reused since (its start time
-//! tells), are the ones left, with those the marks find that did not exist before the kill: a
+//! tells them apart), are the ones left, with those the marks find that did not exist before the kill: a
 //! process the hangup started (a daemon restarting on SIGHUP, a job's trap), a fork of one
 //! noted. They are looked for once the known ones are all gone, and at the end of the grace.
 

@@ -6,7 +6,7 @@
 //! quote, loses its trailing non-ASCII characters, and a relative path stays as typed, so a
 //! program `~/my prog|x` run as `"../my prog|x"` shows as `../my`, and `café` as `caf`; from tmux 3.7 the name is also escaped (a backslash doubled, a name
 //! holding a control character empty: tmux-cc's `Difference::NamesCleaned`). Where tmux's name
-//! is such a cut, the process's own name is told instead:
+//! is such a cut, the process's own name is reported instead:
 //! the last component of its `argv[0]`, or the kernel's name of it (`comm`) when `argv[0]` was
 //! set to something else. Directories are read from the same process (`/proc/PID/cwd`, then the
 //! pane's shell, as tmux does) and shown with their control characters escaped (`\x01`, `\t`):
@@ -21,7 +21,7 @@ use tmux_cc::Features;
 
 use super::window::WindowDescription;
 
-/// What `/proc/PID/stat` tells of a process, of what rat reads.
+/// What `/proc/PID/stat` shows of a process, of what rat reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Stat {
     /// Its name as the kernel keeps it (`comm`, at most 15 bytes).
@@ -36,7 +36,7 @@ pub(crate) struct Stat {
     pub session: u32,
     /// The foreground process group of its controlling terminal, if it has one.
     pub tpgid: Option<u32>,
-    /// When it started, in clock ticks since boot: a pid reused by another process tells apart.
+    /// When it started, in clock ticks since boot: a pid reused by another process is told apart by it.
     pub start: u64,
 }
 
@@ -72,7 +72,7 @@ pub(crate) fn stat(pid: u32) -> Option<Stat> {
 }
 
 /// The foreground process group of the terminal of `pane_pid` (the pane's shell), as
-/// `tcgetpgrp` on the pane would tell it.
+/// `tcgetpgrp` on the pane would show it.
 pub(crate) fn foreground_group(pane_pid: u32) -> Option<u32> {
     stat(pane_pid)?.tpgid
 }
@@ -172,7 +172,7 @@ fn process_name(argv0: &[u8], comm: &[u8]) -> Option<String> {
 
 /// Whether the terminal of the pane whose shell is `pane_pid` is read a key at a time
 /// (canonical mode off: bash's line editor, or a full-screen program, is reading it); `None`
-/// when it can not be told (the shell ended, its input is not a terminal).
+/// when it can not be known (the shell ended, its input is not a terminal).
 pub(crate) fn reads_keys(pane_pid: u32) -> Option<bool> {
     use nix::fcntl::{OFlag, open};
     use nix::sys::stat::Mode;
@@ -316,7 +316,7 @@ pub(crate) fn job_without_leader(pane_pid: u32) -> Option<String> {
 /// keys send_text types a line as (docs/design/terminals.md, send_text). Named as tmux names
 /// it, by its `argv[0]` (`vim`, not the `vim.basic` the kernel names), escaped; a job whose
 /// leader ended by its last process, as [`job_without_leader`] does. `None` when a bash leads
-/// the terminal, or it can not be told.
+/// the terminal, or it can not be known.
 pub(crate) fn program_in_foreground(pane_pid: u32) -> Option<String> {
     let group = foreground_group(pane_pid)?;
     if group == pane_pid {
@@ -352,7 +352,7 @@ pub(crate) struct StoppedJob {
 /// the session of the shell that wrote the record. The command added it when its process
 /// started after the prompt before (the hook's `/proc/uptime` at it); bash's count of jobs,
 /// which a job reaped at that prompt offsets, only where that is not known. `None` otherwise: a status of 148 alone is
-/// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not told stopped.
+/// not a stopped job, and a job resumed since (`bg`, `kill -CONT`) is not reported stopped.
 pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     let super::hook::Exit::Statuses(statuses) = &prompt.exit else {
         return None;
@@ -369,9 +369,9 @@ pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", job.pid)).ok()?;
     let argv0 = cmdline.split(|&b| b == 0).next().unwrap_or_default();
     // Started by the command: not in an earlier hundredth of a second than the prompt before
-    // it (both since boot; process starts are told in clock ticks, 100 a second on Linux,
+    // it (both since boot; process starts are given in clock ticks, 100 a second on Linux,
     // USER_HZ; both cut: a job stopped within 10 ms of its start, then a status of 148 at the
-    // next prompt, would be told new), or, where that is not known, bash had more jobs than
+    // next prompt, would be taken for new), or, where that is not known, bash had more jobs than
     // at that prompt.
     let new = match job.prompt_before {
         Some(before) => process.start >= before,
@@ -385,7 +385,7 @@ pub(crate) fn stopped_job(prompt: &super::hook::Record) -> Option<StoppedJob> {
 }
 
 /// `w` with its command and directory read from `/proc` where tmux's are not exact (see the
-/// module doc); a window whose bash is still starting (no directory told yet) is left as it is.
+/// module doc); a window whose bash is still starting (no directory reported yet) is left as it is.
 pub(crate) fn exact(mut w: WindowDescription, features: &Features) -> WindowDescription {
     if w.pane_pid == 0 || w.path.is_empty() {
         return w;

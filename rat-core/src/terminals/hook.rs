@@ -1,4 +1,4 @@
-//! rat's prompt hook: how each terminal's bash tells ratd, at each prompt, that the input sent
+//! rat's prompt hook: how each terminal's bash reports to ratd, at each prompt, that the input sent
 //! to it was read and its command finished, and how that command exited. The design and the
 //! alternatives weighed are in `docs/design/prompts.md`; in short:
 //!
@@ -19,19 +19,19 @@
 //!   that no byte waits on the terminal (`read -t 0`): a prompt covers the inputs tmux had
 //!   answered when the hook read the file, and none after (a later one would still wait unread).
 //!   While an input is in flight (`STARTED` > `REPLIED`), the hook waits for tmux's answer, half
-//!   a second at most; past that, it tells what it saw, and ratd settles it (see
+//!   a second at most; past that, it says what it saw, and ratd settles it (see
 //!   [`Record::seen`]). A prompt while a line waits to be read is not recorded: bash runs that
 //!   line next.
 //! - **Kept.** `PS0` (shown before each command runs) gets a piece of rat's appended at each
 //!   prompt: it notes `$!` before the command, and puts rat's entry back into a
 //!   `PROMPT_COMMAND` left unset or empty (`unset PROMPT_COMMAND` typed in a terminal), for the
 //!   prompt after the next command. Both are expansions: nothing printed, no process.
-//! - **What the command did.** The command number (`\#`) tells whether a command ran since the
+//! - **What the command did.** The command number (`\#`) shows whether a command ran since the
 //!   last prompt (an empty line runs none: the status keeps its own time). A job started in the
 //!   background (`sleep 3 &`) leaves `PIPESTATUS` as it was: `$!` changed across the command
 //!   with `PIPESTATUS` unchanged, or `PIPESTATUS` disagreeing with `$?` (`! false`, `if false`,
-//!   a failure under `pipefail`), tell only `$?` (0 for a job started).
-//! - **Telling ratd.** One line written with bash's builtin `printf` over the pane's file in
+//!   a failure under `pipefail`), report only `$?` (0 for a job started).
+//! - **Reporting to ratd.** One line written with bash's builtin `printf` over the pane's file in
 //!   the hook directory (`out/PANE`, replaced whole at each prompt: only the last prompt
 //!   matters, so nothing accumulates): no process forked, no tmux client, and a regular file
 //!   never blocks the prompt, ratd stopped (SIGSTOP) or gone. ratd watches the directory
@@ -116,13 +116,13 @@ pub struct Job {
     /// nor after `(exit 148)` with an older job stopped.
     pub more: bool,
     /// When the prompt before was shown, in hundredths of a second since boot (`/proc/uptime`,
-    /// as `/proc/PID/stat` tells a process's start): a job whose process started in a later
+    /// as `/proc/PID/stat` shows a process's start): a job whose process started in a later
     /// hundredth was started by this prompt's command. `None` from a shell's first prompt.
     pub prompt_before: Option<u64>,
 }
 
 /// One prompt, as the hook wrote it: `R PANE COVERS TIME EXIT_TIME EXIT SEEN RAN MARK PS1_LEN
-/// SHELL JOB E` (the final `E` tells a whole line from one read while bash was writing it).
+/// SHELL JOB E` (the final `E` tells a whole line apart from one read while bash was writing it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The pane's number (`%3` is 3).
@@ -146,7 +146,7 @@ pub struct Record {
     /// terminal) or written by an earlier hook without marks.
     pub mark: Option<u64>,
     /// The length of `PS1` (unexpanded) when the hook ran: another length at the next prompt
-    /// tells a prompt changed. `None` from an earlier hook.
+    /// shows a prompt changed. `None` from an earlier hook.
     pub ps1_len: Option<u64>,
     /// The process of the bash that wrote it (`$$`): a bash started inside the pane's shell
     /// writes the same pane's record, with command numbers of its own. `None` from an earlier

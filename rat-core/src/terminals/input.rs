@@ -73,7 +73,7 @@ pub struct SendKeys {
 }
 
 /// Input of `read_window`. The rows are unsigned, so that the schema refuses a negative number;
-/// any count is taken, clamped to the history there is (the schema tells no bound above, and a
+/// any count is taken, clamped to the history there is (the schema gives no bound above, and a
 /// count beyond 32 bits reads as the most a `u32` holds).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -20,8 +20,8 @@
 //! The names shown to agents are [`SHOWN_KEYS`]; tmux 3.3a's aliases (`key-string.c`: `IC`,
 //! `DC`, `NPage`, `PgDn`, `PPage`, `PgUp`) are accepted but not shown.
 
-/// The named keys told to agents, in the order the description lists them (`F1` to `F12` are
-/// told as a range).
+/// The named keys shown to agents, in the order the description lists them (`F1` to `F12` are
+/// listed as a range).
 pub const SHOWN_KEYS: &[&str] = &[
     "Space", "Enter", "Tab", "BTab", "BSpace", "Escape", "Up", "Down", "Left", "Right", "Home",
     "End", "PageUp", "PageDown", "Insert", "Delete",

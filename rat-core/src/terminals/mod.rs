@@ -1,6 +1,6 @@
 //! The terminals: the controller over tmux-cc, the startup check, and the terminal tools
 //! (`docs/design/terminals.md`, and `tools.md` for the read budget, plumbing and errors). The
-//! design decisions are told in short in `rat-core/README.md`.
+//! design decisions are summarized in `rat-core/README.md`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,8 +19,8 @@
 //! ```
 //!
 //! Layout: [`controller`] (server, options, environment, check, restart, stop), [`hook`] (the
-//! start-up file and the `PROMPT_COMMAND` hook telling ratd each prompt), `prompts` (what the
-//! hooks told, pane by pane, and the inputs sent), [`tools`] (the terminal tools), `window` (window
+//! start-up file and the `PROMPT_COMMAND` hook reporting each prompt to ratd), `prompts` (what the
+//! hooks reported, pane by pane, and the inputs sent), [`tools`] (the terminal tools), `window` (window
 //! descriptions from `list-windows`), `foreground` (a pane's foreground process from `/proc`,
 //! where tmux's name is cut), `detached` (what a closed window leaves running), `screen`
 //! (captures within the read budget), [`names`],

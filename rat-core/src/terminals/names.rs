@@ -8,7 +8,7 @@
 /// The longest name accepted, in characters (all ASCII, so bytes too).
 pub const MAX_NAME_LEN: usize = 32;
 
-/// The rule told to agents when a window name is refused.
+/// The rule shown to agents when a window name is refused.
 pub(crate) const NAME_RULE: &str = "only letters, digits, '_' and '-', up to 32 characters, not \
      digits only (tmux reads those as a window index)";
 

@@ -1,13 +1,13 @@
 //! What a command printed, as the answer of a wait carries it (docs/design/output.md): the rows
 //! between where its input was written (or where the last answer about it stopped) and the
 //! cursor, joined (`capture-pane -J`), without the echoed command line and without the prompt
-//! after it; the last rows kept within [`KEPT_ROWS`] and [`KEPT_BYTES`], with a header telling
+//! after it; the last rows kept within [`KEPT_ROWS`] and [`KEPT_BYTES`], with a header saying
 //! how many there were and the read_window call that shows the others.
 //!
 //! Rows are counted from the top of the history: `history_size + cursor_y` is the cursor's.
 //! tmux drops the oldest tenth of a full history at once, and `clear` (`ESC[3J`) empties it:
-//! a count of history rows below the one noted tells either, and a start row no longer holding
-//! the echoed command tells rows gone.
+//! a count of history rows below the one noted shows either, and a start row no longer holding
+//! the echoed command shows rows gone.
 
 use super::prompts::{AnsweredUpTo, Mark, PaneState};
 use super::texts;
@@ -47,7 +47,7 @@ impl PathMark {
 
     /// Whether tmux has not yet read the mark of prompt `k` from the terminal: the path shows
     /// an earlier prompt's, or none. A path something else set after rat's hook (printed by a
-    /// hook after rat's, at the same prompt) tells nothing: not behind, as far as is known.
+    /// hook after rat's, at the same prompt) shows nothing: not behind, as far as is known.
     pub(crate) fn behind(&self, k: u64) -> bool {
         match self {
             PathMark::Unset => true,
@@ -147,7 +147,7 @@ pub(crate) struct Region {
     pub prompt: Option<String>,
     /// What the command before printed before its prompt, on the echo's row (see [`tail`]).
     pub after_tail: Option<String>,
-    /// The prompt an earlier command was sent at: taken when the echo's row does not tell this
+    /// The prompt an earlier command was sent at: taken when the echo's row does not show this
     /// one's (bash's line editor draws it as if its row began with the prompt, and after a
     /// command's output without a final new line it does not).
     pub last_prompt: Option<String>,
@@ -162,7 +162,7 @@ impl Region {
 
 /// `row`, noted when the history held `then` rows, in the pane as `now` shows it; `None` when
 /// it is gone. A history that shrank was cleared, or dropped its oldest tenth when full (taken
-/// as once: the echo check tells a wrong guess).
+/// as once: the echo check shows a wrong guess).
 fn rebase(row: u64, then: u64, now: &Probe) -> Option<u64> {
     if now.history >= then {
         return Some(row);
@@ -354,7 +354,7 @@ pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
     let base = before_lines(region, &joined);
     let at = typed_line(&joined[base..], first, region.last_prompt.as_deref())?;
     let line = joined[base + at].trim_end_matches(' ');
-    // A line that is the text alone may be the terminal's echo: no prompt told.
+    // A line that is the text alone may be the terminal's echo: no prompt shown.
     line.strip_suffix(first.as_str())
         .filter(|prompt| !prompt.is_empty())
         .map(str::to_string)
@@ -410,7 +410,7 @@ fn typed_line(joined: &[&str], first: &str, prompt: Option<&str>) -> Option<usiz
 
 /// The caret form in which the terminal's line discipline echoes the bracketed-paste marks
 /// (`ESC [200~`, `ESC [201~`): a paste that tmux wrapped in them because bash's line editor had
-/// not yet told it, when the paste reached the pane, that it stopped reading (the command's
+/// not yet told tmux, when the paste reached the pane, that it stopped reading (the command's
 /// start), is echoed with them by the terminal while the command runs.
 const PASTE_START_ECHO: &str = "^[[200~";
 const PASTE_END_ECHO: &str = "^[[201~";

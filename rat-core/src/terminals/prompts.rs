@@ -1,9 +1,9 @@
-//! What the terminals' hooks told, pane by pane, and the inputs sent to each pane: the state
+//! What the terminals' hooks reported, pane by pane, and the inputs sent to each pane: the state
 //! `wait_window` and `list_windows` read. One per tmux server (pane numbers start again with a
 //! new server). See [`super::hook`] for the protocol and `docs/design/prompts.md` for why.
 //!
 //! Each input to a pane is numbered: before it is written to tmux, the pane's file says
-//! `N N-1` (in flight); once tmux answered, `N N`. A prompt record covering `N` tells that
+//! `N N-1` (in flight); once tmux answered, `N N`. A prompt record covering `N` shows that
 //! input `N` was read and what it ran finished. A pane is finished when its last prompt covers
 //! its last input.
 
@@ -108,7 +108,7 @@ pub(crate) struct Mark {
     pub row: u64,
     /// The cursor's column: where the echo of a text sent at the prompt starts.
     pub x: u64,
-    /// The rows of history then (a later count below it tells rows taken out of the history).
+    /// The rows of history then (a later count below it shows rows taken out of the history).
     pub history: u64,
     /// A full-screen program showed its own screen then: what it printed went there.
     pub alternate: bool,

@@ -7,7 +7,7 @@
 //!   row N of the screen), with the cursor unless the program hides it, and never history.
 //! - The result, header included, holds at most the read budget. The history is cut from its
 //!   start, at a character boundary (a line of 100000 characters spans history and screen once
-//!   joined); the screen is never cut: a screen over the budget is refused, telling its size.
+//!   joined); the screen is never cut: a screen over the budget is refused, saying its size.
 
 use super::texts::{NewSessionCause, created_header_short};
 use crate::result::ReadBudget;
@@ -32,7 +32,7 @@ pub(crate) struct ScreenCapture {
     pub rows: u32,
     /// The screen alone, as displayed, one line per row, trimmed: what the budget must hold.
     pub screen: String,
-    /// The content told: joined history and screen (normal screen), or the screen as displayed.
+    /// The content returned: joined history and screen (normal screen), or the screen as displayed.
     pub content: String,
 }
 
@@ -89,7 +89,7 @@ fn fixed_parts(created: Option<NewSessionCause>, c: &ScreenCapture) -> Vec<Strin
     parts
 }
 
-/// The phrase telling that the first line read is the end of a longer one.
+/// The phrase saying that the first line read is the end of a longer one.
 pub(crate) const CONTINUED: &str = "the first line begins above, in history";
 
 /// The text of `read_window` for a capture, or the screen's size when the budget can not hold

@@ -8,7 +8,7 @@ use super::controller::{StopReport, StopStep};
 pub enum Stopped {
     /// It had exited already, when asked to earlier.
     ExitedAsked,
-    /// It had exited already, on its own: `exit` tells how (`exit code 0`, `signal 15`).
+    /// It had exited already, on its own: `exit` reports how (`exit code 0`, `signal 15`).
     ExitedUnasked {
         /// How it ended, in words.
         exit: String,

@@ -23,7 +23,7 @@ use crate::result::ReadBudget;
 pub(crate) const PASTE_WARNING: &str =
     "Multi-line text may run line by line even at a prompt: send one line at a time.";
 
-/// How bash in the foreground reads where no status is told.
+/// How bash in the foreground reads where no status is reported.
 const BASH_MEANS_INPUT: &str = "bash in the foreground means the terminal waits for input, unless it \
      runs a bash script or builtin";
 
@@ -49,7 +49,7 @@ pub fn degradation(lost: Degradation) -> &'static str {
 }
 
 /// The MCP instructions (`docs/design/tools.md`, MCP instructions), for `host`, worded after what
-/// the check found: statuses told, or not; prompts recorded, or not (wait_window then tells why it
+/// the check found: statuses reported, or not; prompts recorded, or not (wait_window then says why it
 /// can not wait); the paste warning added when bracketed paste does not hold.
 pub fn instructions(host: &str, check: &TerminalCheck) -> String {
     let checking = if check.reports_statuses() {
@@ -152,7 +152,7 @@ pub fn close_window_description() -> String {
         .to_string()
 }
 
-/// How to type a command into a full-screen program, told alike by `send_text` and `send_keys`
+/// How to type a command into a full-screen program, given alike by `send_text` and `send_keys`
 /// (`docs/design/terminals.md`, send_text: vim, once it asked for bracketed paste, inserts a paste
 /// as text in every mode; a line send_text types runs as a command).
 const FULL_SCREEN_COMMANDS: &str = "A full-screen program's command goes as one line by \
@@ -210,7 +210,7 @@ pub fn send_text_description(check: &TerminalCheck) -> String {
     )
 }
 
-/// The key names `send_keys` accepts, as told in its description and its refusals (aliases not
+/// The key names `send_keys` accepts, as listed in its description and its refusals (aliases not
 /// shown): the keys, then which modifiers go with which (keys.rs has the rules, from tmux 3.3a).
 pub fn key_names() -> String {
     let edit = format!("{} to {}", EDIT_KEYS[0], EDIT_KEYS[EDIT_KEYS.len() - 1]);
@@ -312,7 +312,7 @@ pub enum NewSessionCause {
 }
 
 impl NewSessionCause {
-    /// What happened to the client's terminals, as the results tell it.
+    /// What happened to the client's terminals, as the results show it.
     pub fn phrase(self) -> &'static str {
         match self {
             NewSessionCause::New => "your terminals did not exist",
@@ -351,7 +351,7 @@ pub(crate) fn invalid_name(name: &str) -> String {
 /// How much of a refused value is repeated to the agent, in characters.
 pub(crate) const ECHOED: usize = 64;
 
-/// `value` quoted (Rust's escapes), cut after [`ECHOED`] characters with the length told: a
+/// `value` quoted (Rust's escapes), cut after [`ECHOED`] characters with the length reported: a
 /// refusal repeats what it refuses without sending a huge value back into the agent's context.
 pub(crate) fn quoted_cut(value: &str) -> String {
     let count = value.chars().count();

@@ -37,11 +37,11 @@ pub struct Terminals {
     pub(crate) session: String,
 }
 
-/// How long the processes of a closed window have to end before those still running are told
+/// How long the processes of a closed window have to end before those still running are reported
 /// as left running: they end on the terminal's hangup, within milliseconds.
 const LEFT_GRACE: Duration = Duration::from_millis(300);
 
-/// What a failed input tells: the window missing, or the session (created then).
+/// What a failed input means: the window missing, or the session (created then).
 enum Missing {
     Window,
     /// The session was missing: created by this call (why it had to be), or concurrently.
@@ -188,7 +188,7 @@ impl Terminals {
         }
         let lines: Vec<String> = windows.iter().map(|w| self.describe(w, now)).collect();
         text.push_str(&lines.join("\n"));
-        // A window whose shell ended goes once told.
+        // A window whose shell ended goes once reported.
         for w in windows.iter().filter(|w| w.ended.is_some()) {
             self.close_ended(&w.name).await?;
         }
@@ -196,7 +196,7 @@ impl Terminals {
     }
 
     /// create_window: the session made if missing, then the window (bash at home, 200x24,
-    /// manual size). An existing window is a message telling what it runs and where; `main` in
+    /// manual size). An existing window is a message saying what it runs and where; `main` in
     /// a missing session is a success.
     pub async fn create_window(&self, input: CreateWindow) -> ToolResult {
         if let Some(refused) = self.check_names(&input.name) {
@@ -228,7 +228,7 @@ impl Terminals {
         let mut old_end = None;
         if let Some(w) = windows.into_iter().find(|w| w.name == name) {
             match &w.ended {
-                // Its shell ended: told, then the window is made anew.
+                // Its shell ended: reported, then the window is made anew.
                 Some(ended) => {
                     old_end = Some(ended::how_ended(&w, ended));
                     self.close_ended(name).await?;
@@ -273,7 +273,7 @@ impl Terminals {
         let name = &input.name;
         let result = async {
             let inner = self.inner();
-            // What runs in the window, noted before the kill, to tell what outlives it.
+            // What runs in the window, noted before the kill, to say what outlives it.
             let pane_pid = inner
                 .list_windows(&self.session)
                 .await?
@@ -307,7 +307,7 @@ impl Terminals {
             .with_log("window", name)
     }
 
-    /// Tells why an input found no window: the session missing (created now, nothing sent) or
+    /// Says why an input found no window: the session missing (created now, nothing sent) or
     /// the window.
     async fn explain_missing(&self) -> Result<Missing, TmuxFailure> {
         let inner = self.inner();

@@ -3,8 +3,8 @@
 //!
 //! Sans-IO: the pane's bytes go in as tmux delivers them ([`Transcript::feed`], marks
 //! included), with word of bytes lost on the way ([`Transcript::lost`]); out come, for a
-//! command named by the prompt it was typed at, the rows it printed that were not told yet
-//! ([`Transcript::tell`]). No tmux, no clock, no I/O: the tools do that around it.
+//! command named by the prompt it was typed at, the rows it printed that were not reported yet
+//! ([`Transcript::report`]). No tmux, no clock, no I/O: the tools do that around it.
 //!
 //! - A command's output is the bytes between its output mark (OSC 133 C, printed by `PS0`
 //!   when bash starts it) and its end mark (OSC 133 D, printed by the hook at the next
@@ -14,7 +14,7 @@
 //! - Marks carry the shell's process id: a shell started inside another has its own
 //!   commands, framed inside the outer shell's command that started it.
 //! - A command whose marks are not all there (bytes lost while it ran, stderr not the
-//!   terminal so no output mark, stdout not the terminal so no end mark) is told as
+//!   terminal so no output mark, stdout not the terminal so no end mark) is reported as
 //!   unframed: its rows are to be read from the screen, as before marks.
 
 // Public with the feature `test-support`, for the differential test
@@ -44,11 +44,11 @@ pub use source::Follow;
 /// What readline prints once it has read a line (bracketed paste off again).
 const LINE_READ: &[u8] = b"\x1b[?2004l";
 
-/// How many ended commands are kept until told (the oldest goes first).
+/// How many ended commands are kept until reported (the oldest goes first).
 const KEPT: usize = 64;
 
-/// The most rows the ended commands not yet told keep together (the oldest goes first): a
-/// pasted script's commands, each told to the wait of its input.
+/// The most rows the ended commands not yet reported keep together (the oldest goes first): a
+/// pasted script's commands, each reported to the wait of its input.
 const KEPT_ROWS: usize = 2 * HISTORY_LIMIT;
 
 /// The rows kept of a command's history, as tmux's `history-limit` of rat's windows.
@@ -65,7 +65,7 @@ struct Command {
     /// Bytes were lost while it ran, or a mark of its is missing.
     unframed: bool,
     /// It left the alternate screen on (a full-screen program that ended without leaving
-    /// it): not yet told.
+    /// it): not yet reported.
     alternate_left_on: bool,
     /// A line editor finished reading a line since its output mark (`ESC[?2004l`, readline
     /// leaving bracketed paste): an output mark of the same prompt after it starts another
@@ -73,10 +73,10 @@ struct Command {
     line_read: bool,
 }
 
-/// What a command printed and how it ended, as far as its marks tell.
+/// What a command printed and how it ended, as far as its marks show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Report {
-    /// Its marks framed it: the rows not told before.
+    /// Its marks framed it: the rows not reported before.
     Framed {
         /// The rows, as lines.
         lines: Lines,
@@ -84,7 +84,7 @@ pub enum Report {
         ended: Option<Option<i32>>,
         /// A full-screen program holds the screen now (the command still runs).
         full_screen: bool,
-        /// It ended with the alternate screen still on: told once.
+        /// It ended with the alternate screen still on: reported once.
         alternate_left_on: bool,
     },
     /// Its marks do not frame it (lost bytes, stderr or stdout not the terminal): its rows are
@@ -102,13 +102,13 @@ pub struct Transcript {
     scanner: MarkScanner,
     /// Commands whose output mark came and whose end did not, the innermost shell's last.
     open: Vec<Command>,
-    /// Commands ended, not yet told in full, oldest first.
+    /// Commands ended, not yet reported in full, oldest first.
     ended: VecDeque<Command>,
     /// The last prompt's mark.
     prompt: Option<MarkId>,
     /// Each shell's last prompt seen.
     prompts: HashMap<u32, u64>,
-    /// The ended commands told in full, newest last (a few).
+    /// The ended commands reported in full, newest last (a few).
     reported: VecDeque<MarkId>,
     /// The echoes of texts typed while a command runs, left out of its rows.
     echoes: Echoes,
@@ -116,7 +116,7 @@ pub struct Transcript {
     paste: PasteMode,
     /// The command whose output or end mark came last.
     latest: Option<MarkId>,
-    /// The ended command told last in full, kept for read_window's `output_rows`.
+    /// The ended command reported last in full, kept for read_window's `output_rows`.
     last_reported: Option<Command>,
 }
 
@@ -165,8 +165,8 @@ impl Transcript {
         self.height = height;
     }
 
-    /// Whether the pane's program asked for bracketed paste, as the bytes fed so far tell
-    /// ([`PasteMode::bracketed`]): `None` when none of them told it yet, or bytes were lost.
+    /// Whether the pane's program asked for bracketed paste, as the bytes fed so far show
+    /// ([`PasteMode::bracketed`]): `None` when none of them showed it yet, or bytes were lost.
     pub fn bracketed_paste(&self) -> Option<bool> {
         self.paste.bracketed()
     }
@@ -324,7 +324,7 @@ impl Transcript {
     }
 
     /// The command typed at prompt `id`, when its output or end mark came: the rows it printed
-    /// not told before, which are told now. An ended command once told in full is forgotten.
+    /// not reported before, which are reported now. An ended command once reported in full is forgotten.
     pub fn report(&mut self, id: MarkId) -> Option<Report> {
         if let Some(command) = self.open.iter_mut().rev().find(|c| c.id == id) {
             return Some(take_report(command));
@@ -356,7 +356,7 @@ impl Transcript {
         self.open.last().map(|c| c.id).or(self.latest)
     }
 
-    /// Every row kept of the current command ([`Transcript::current`]), told or not; `None`
+    /// Every row kept of the current command ([`Transcript::current`]), reported or not; `None`
     /// when no command's mark came, or the command is no longer kept.
     pub fn numbered(&self) -> Option<Numbered> {
         let id = self.current()?;
@@ -383,7 +383,7 @@ impl Transcript {
         })
     }
 
-    /// Whether command `id` ended and was told in full already (forgotten since).
+    /// Whether command `id` ended and was reported in full already (forgotten since).
     pub fn was_reported(&self, id: MarkId) -> bool {
         self.reported.contains(&id)
     }
@@ -433,13 +433,13 @@ fn feed(open: &mut [Command], fed: Fed<'_>) {
     }
 }
 
-/// What `command` printed not told before, told now.
+/// What `command` printed not reported before, reported now.
 fn take_report(command: &mut Command) -> Report {
     let ended = command.end;
     match (&mut command.render, command.unframed) {
         (Some(render), false) => {
             let alternate_left_on = std::mem::take(&mut command.alternate_left_on);
-            // Under a full-screen program, its rows so far are not told: they are told after.
+            // Under a full-screen program, its rows so far are not reported: they are reported after.
             let full_screen = ended.is_none() && render.alternate();
             Report::Framed {
                 full_screen,

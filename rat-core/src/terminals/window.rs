@@ -39,20 +39,20 @@ pub(crate) fn window_format(with_session: bool) -> String {
     fields.join(" ")
 }
 
-/// How a window's shell ended, as tmux tells it of its pane (kept by `remain-on-exit`).
+/// How a window's shell ended, as tmux reports it for its pane (kept by `remain-on-exit`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Ended {
     /// Its exit status, when it exited (`#{pane_dead_status}`).
     pub status: Option<i32>,
     /// The signal that killed it, as tmux names it (a number on Linux), from tmux 3.3 on
-    /// (`#{pane_dead_signal}`); 3.2a tells no signal.
+    /// (`#{pane_dead_signal}`); 3.2a gives no signal.
     pub signal: Option<String>,
     /// When, Unix seconds (`#{pane_dead_time}`, tmux 3.3 and later).
     pub time: Option<i64>,
 }
 
 impl Ended {
-    /// Whether tmux told how it ended: its terminal closes before the shell's status is
+    /// Whether tmux reported how it ended: its terminal closes before the shell's status is
     /// collected, and tmux shows the pane dead in between with neither (and, on tmux 3.2a, a
     /// shell killed by a signal for good).
     pub(crate) fn known(&self) -> bool {
@@ -85,7 +85,7 @@ pub(crate) struct WindowDescription {
     pub command: String,
     /// The working directory of the foreground process.
     pub path: String,
-    /// Its shell ended: the pane stays, dead, until an agent was told (see
+    /// Its shell ended: the pane stays, dead, until an answer reported it (see
     /// `docs/design/prompts.md`, A shell that ends).
     pub ended: Option<Ended>,
 }
@@ -97,13 +97,13 @@ impl WindowDescription {
         self.input.is_none() && self.prompt.is_some() && self.command == "bash"
     }
 
-    /// Fills in what the hook told of its pane (see [`Prompts`]): the last prompt, and the
+    /// Fills in what the hook reported of its pane (see [`Prompts`]): the last prompt, and the
     /// last input when no prompt answered it yet. A pane whose bash is just starting may not
-    /// tell its command nor directory yet: tmux started bash there, in the home directory
+    /// report its command nor directory yet: tmux started bash there, in the home directory
     /// (`home`). Until bash is executed, the pane runs tmux's own child, forked to start it,
     /// named `tmux`: with no prompt recorded ever and no input sent, that is bash starting,
     /// not a tmux typed there (likewise a pane with no name yet). Its directory may still be
-    /// the server's: the home is told.
+    /// the server's: the home is returned.
     pub(crate) fn fill(&mut self, prompts: &Prompts, home: &str) {
         let state = prompts.pane(self.pane);
         self.input = match state.finished_prompt() {

@@ -23,7 +23,7 @@ impl Tool for ReadFileTool {
     }
 
     async fn run<'a>(input: ReadFile, call: &'a Call<'a>) -> ToolResult {
-        // The file tools bound their own work (a stuck file system is told as such).
+        // The file tools bound their own work (a stuck file system is reported as such).
         let session = call.session;
         let journal = session.journal.as_deref();
         files::read_file_noted(input, session.read_budget, TOOL_TIMEOUT, journal).await

@@ -26,7 +26,7 @@ impl Tool for WriteFileTool {
         if let Err(refused) = call.restore(&mut input.content, Self::NAME, "content") {
             return refused;
         }
-        // The file tools bound their own work (a stuck file system is told as such).
+        // The file tools bound their own work (a stuck file system is reported as such).
         let journal = call.session.journal.clone();
         files::write_file_noted(input, TOOL_TIMEOUT, journal).await
     }

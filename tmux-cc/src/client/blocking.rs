@@ -237,7 +237,7 @@ const EXTRA_ROLES: [&str; 2] = ["blocking", "events"];
 /// tmux answers `wait-for` itself at once (its `%end` is written when the command returns,
 /// even when it returns "wait"; cmd-queue.c, 3.2a to 3.7c): the wait shows only in the
 /// commands after it on the same connection, which run once it is over. So the reply that
-/// tells the wait is over is the next command's.
+/// shows the wait is over is the next command's.
 pub(crate) async fn wait(blocking: &Client, channel: &str) -> Result<()> {
     blocking
         .input_ok(&[

@@ -24,8 +24,8 @@ pub struct ClientOptions {
     pub command_timeout: Duration,
     /// How long tmux may take to attach the client: 5 s.
     pub attach_timeout: Duration,
-    /// How many notifications a slow subscriber may fall behind before it misses some (it is
-    /// then told how many, [`Delivery::Lagged`](crate::Delivery::Lagged)): 1024.
+    /// How many notifications a slow subscriber may fall behind before it misses some (it
+    /// then gets their count, [`Delivery::Lagged`](crate::Delivery::Lagged)): 1024.
     pub notification_capacity: usize,
     /// Where the private directory for paste and buffer files is created (mode 0700, removed
     /// with the client). Default: `$XDG_RUNTIME_DIR` when set (a tmpfs on systemd machines),

@@ -22,7 +22,7 @@ pub enum Delivery {
 }
 
 /// The notifications of one connection, from the moment of [`Client::subscribe`](crate::Client::subscribe)
-/// on. Never loses one unseen: a subscriber too slow for the buffer is told how many it
+/// on. Never loses one unseen: a subscriber too slow for the buffer gets the count of those it
 /// missed ([`Delivery::Lagged`]) before it gets the next ones.
 #[derive(Debug)]
 pub struct Subscription {
@@ -36,7 +36,7 @@ impl Subscription {
 
     /// The next delivery; `None` once the connection has ended (every notification before
     /// the end delivered first). `%exit` is not delivered: it ends the connection
-    /// ([`Client::closed`](crate::Client::closed) tells why).
+    /// ([`Client::closed`](crate::Client::closed) says why).
     pub async fn recv(&mut self) -> Option<Delivery> {
         match self.rx.recv().await {
             Ok(notification) => Some(Delivery::Notification(notification)),

@@ -270,7 +270,7 @@ async fn write(stdin: &mut Option<ChildStdin>, bytes: &[u8], shared: &Shared) {
 }
 
 /// Owns the process: reaps it, kills it when asked (`kill`: by the writer, once the grace
-/// of a detach is over, or by an attach that failed), and tells when it exited.
+/// of a detach is over, or by an attach that failed), and reports when it exited.
 pub(super) async fn watch_child(mut child: Child, kill: Arc<Notify>, exited: watch::Sender<bool>) {
     tokio::select! {
         _ = child.wait() => {}

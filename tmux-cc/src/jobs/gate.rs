@@ -32,7 +32,7 @@ printf %s "$2"
 until read _ < "$1"; do [ -p "$1" ] || break; done
 exit "$s""#;
 
-/// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), tells once when
+/// Reads the output FIFO to its end (the pane's removal closes tmux's pipe), signals once when
 /// the end marker was read, and returns the bytes without it.
 pub(super) fn read_output(
     path: &Path,

@@ -53,7 +53,7 @@ impl Death {
     }
 }
 
-/// Why a job's end could not be told.
+/// Why a job's end could not be reported.
 #[derive(Debug, Clone)]
 pub(super) enum Failure {
     Ended(ConnectionEnd),

@@ -178,7 +178,7 @@ impl ControlSource {
                 // The stream may end (and close its connection) first: this task then lets
                 // the connection go rather than hold it.
                 tokio::select! {
-                    told = ended => if told.is_err() { return },
+                    seen = ended => if seen.is_err() { return },
                     _ = tx.closed() => return,
                 }
                 tokio::select! {

@@ -33,7 +33,7 @@ pub(crate) enum Release {
 
 impl Release {
     /// How a stream without its marker ends, once tmux answered after the job's last bytes:
-    /// `Finished` when every byte came or its loss was told; `PaneClosed` (its last output may
+    /// `Finished` when every byte came or its loss was reported; `PaneClosed` (its last output may
     /// be missing) when the job was let go before the stream had it.
     pub(crate) fn end(self) -> StreamEnd {
         match self {

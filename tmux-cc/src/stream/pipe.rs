@@ -166,7 +166,7 @@ impl PipeSource {
     /// See [`super::PaneStream::finish`]: closes the pane's pipe; the stream ends once the
     /// FIFO's end came.
     pub(super) fn finish(&mut self) {
-        // A pipe that ended already is no longer ours to close: `next` tells its end.
+        // A pipe that ended already is no longer ours to close: `next` reports its end.
         if self.finish.is_some() || self.closed || self.feed.ended() {
             return;
         }

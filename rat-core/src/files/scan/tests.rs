@@ -148,7 +148,7 @@ fn parts_scanned_at_once_add_up_to_a_single_pass() {
         ..single
     };
     assert_eq!(scan(file.as_file(), false).unwrap(), Some(counted));
-    // an offence in the last part, told on its line of the whole
+    // an offence in the last part, reported on its line of the whole
     let at = content.len() - 1000;
     let line = bytecount::count(&content[..at], b'\n') as u64 + 1;
     content[at] = 0xFF;

@@ -112,7 +112,7 @@ impl ControllerState {
             .success)
     }
 
-    /// Creates `session` with its window main (200x24, manual size, bash at home). Tells
+    /// Creates `session` with its window main (200x24, manual size, bash at home). Says
     /// whether this call created it, and why it had to (`None`: created concurrently, not an
     /// error).
     pub(crate) async fn create_session(

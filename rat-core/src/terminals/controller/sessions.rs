@@ -1,4 +1,4 @@
-//! The sessions created for the tenant's clients, kept to tell why one is created again.
+//! The sessions created for the tenant's clients, kept to say why one is created again.
 
 use std::path::PathBuf;
 
@@ -6,7 +6,7 @@ use super::ControllerConfig;
 use crate::terminals::names::is_valid_name;
 use crate::terminals::texts::NewSessionCause;
 
-/// The sessions of the tenant's clients, to tell a client whose session is created again why
+/// The sessions of the tenant's clients, to explain to a client whose session is created again why
 /// (its last window closed, or the terminals restarted) from one whose terminals never
 /// existed. Those of earlier runs of ratd are kept in a small state file of the tenant
 /// (`~/.local/state/rat/TENANT.sessions` in the terminals' home): one name a line.

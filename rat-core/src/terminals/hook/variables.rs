@@ -53,7 +53,7 @@ const ASSIGNING: &[&str] = &[
 pub(crate) const MAX_WORDS: usize = 12;
 
 /// The words of `text` the hook must check for functions and aliases when `text` cannot set
-/// a variable by itself; `None` when it could (or is too long or unusual to tell).
+/// a variable by itself; `None` when it could (or is too long or unusual to judge).
 pub(crate) fn words_to_check(text: &str) -> Option<Vec<String>> {
     // `((` arithmetic; a backquote runs a command whose output becomes words of the line
     // (`` `rev <<< daer` X `` runs `read X`); a brace expands into words (`{re,}ad X`).

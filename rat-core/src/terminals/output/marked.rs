@@ -74,7 +74,7 @@ pub(crate) struct Place {
     pub ended: bool,
 }
 
-/// The block of an answer from `lines`, what the transcript told of a command; `numbered`:
+/// The block of an answer from `lines`, what the transcript reported of a command; `numbered`:
 /// read_window's `output_rows` reaches them by their numbers ([`Lines::first`]), and the
 /// header names exactly the rows left out; else the scrollback reaching the first.
 pub(crate) fn block(

@@ -123,7 +123,7 @@ fn an_echo_made_twice_is_left_out_twice() {
 
 #[test]
 fn a_typed_ahead_echo_with_the_paste_marks_is_the_terminals_echo() {
-    // tmux bracketed the paste (bash's line editor had not yet told it that it stopped
+    // tmux bracketed the paste (bash's line editor had not yet told tmux that it stopped
     // reading): the terminal echoed the marks with the text while the command ran.
     let typed = "echo two";
     let echoed = "^[[200~echo two^[[201~";
@@ -151,7 +151,7 @@ fn a_text_typed_ahead_starts_after_the_prompt_that_read_it() {
     // command ran), the only line is the prompt's.
     assert_eq!(typed_line(&[typed, "second"], typed, None), Some(0));
     assert_eq!(typed_line(&["$ (exit 9)"], "(exit 9)", None), Some(0));
-    // A row of the command before ending with the text: the prompt seen last tells.
+    // A row of the command before ending with the text: the prompt seen last shows.
     let joined_out = [
         "building: sleep 1; echo second",
         "$ sleep 1; echo second",

@@ -11,7 +11,7 @@ pub(crate) fn window_line(name: &str, command: &str, path: &str, active: &str) -
     format!("{name}: {command} in {path}, active {active} ago")
 }
 
-/// Added to a window's line when its hook told no prompt yet.
+/// Added to a window's line when its hook reported no prompt yet.
 pub(crate) const NO_PROMPT_YET: &str =
     ", no prompt recorded yet: bash still starting, or its startup files replace PROMPT_COMMAND";
 
@@ -63,7 +63,7 @@ pub(crate) fn nothing_to_close(name: &str) -> String {
     format!("No window {name}: nothing to close.")
 }
 
-/// close_window's answer: `left` tells what outlives the window; `last`, the session ended.
+/// close_window's answer: `left` says what outlives the window; `last`, the session ended.
 pub(crate) fn window_closed(name: &str, left: &str, last: bool) -> String {
     if last {
         format!(
@@ -228,13 +228,13 @@ pub(crate) fn finished_with(window: &str, age: &str, exit: &str) -> String {
     format!("{window}: the command finished {age} ago{exit}")
 }
 
-/// A wait answered by a finished command whose status is not told: `why` says why
+/// A wait answered by a finished command whose status is not reported: `why` says why
 /// ([`super::STATUS_NOT_RECORDED`], [`super::STATUS_UNKNOWN`]).
 pub(crate) fn finished_without_status(window: &str, age: &str, why: &str) -> String {
     format!("{window}: the command finished {age} ago. {why}")
 }
 
-/// A wait in a window whose hook never told a prompt, with nothing sent.
+/// A wait in a window whose hook never reported a prompt, with nothing sent.
 pub(crate) fn no_prompt_recorded(window: &str) -> String {
     format!(
         "{window}: no prompt recorded: bash is still starting, or its startup files replace \
@@ -320,7 +320,7 @@ pub(crate) fn shell_ended(age: &str, status: Option<i32>, signal: Option<&str>) 
 }
 
 /// The answer about a window whose shell ended (`how` from [`shell_ended`]): the window is
-/// closed once this is told.
+/// closed once this is reported.
 pub(crate) fn window_ended(window: &str, how: &str) -> String {
     format!("{window}: its bash {how}: the window is closed now (create_window makes a new one).")
 }
@@ -338,7 +338,7 @@ pub(crate) fn sent_to_ended(window: &str, how: &str) -> String {
     )
 }
 
-/// create_window naming a window whose shell ended: told, then made anew.
+/// create_window naming a window whose shell ended: reported, then made anew.
 pub(crate) fn created_after_end(created: &str, window: &str, how: &str) -> String {
     format!("The bash of the old {window} {how}. {created}")
 }
@@ -419,7 +419,7 @@ pub(crate) fn nothing_printed(since: bool) -> String {
 }
 
 /// The start of the header of a command's rows: how many (lines, wrapped rows joined), and
-/// whether rows went past the history's limit before they could be told.
+/// whether rows went past the history's limit before they could be reported.
 pub(crate) fn rows_printed(total: usize, since: bool, gone: u64) -> String {
     let rows = if total == 1 { "row" } else { "rows" };
     if gone > 0 {
@@ -478,7 +478,7 @@ pub(crate) fn reach_first(window: &str, scrollback: u64) -> String {
 pub(crate) const FULL_SCREEN_HOLDS: &str =
     "A full-screen program holds the screen: read_window shows it.";
 
-/// Told once, after the rows of a command that ended with the alternate screen still on.
+/// Reported once, after the rows of a command that ended with the alternate screen still on.
 pub(crate) const ALTERNATE_LEFT_ON: &str = "[It left full-screen mode on (a program killed in it, \
      or `tput smcup`): read_window shows that screen, not the prompt's, until `tput rmcup` leaves \
      it; the rows of later commands are told all the same]";

@@ -2,7 +2,7 @@
 //! is wrong inside it (`crate::arguments` finds it). Part of [`super`], reached as
 //! `texts::...`.
 
-/// A call refused for its arguments: `problem` tells what is wrong, `fix` what to call with
+/// A call refused for its arguments: `problem` says what is wrong, `fix` what to call with
 /// (`with scrollback_rows`, `without "recursive"`).
 pub(crate) fn arguments_refused(tool: &str, problem: &str, fix: &str) -> String {
     format!(

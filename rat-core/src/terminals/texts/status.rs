@@ -1,4 +1,4 @@
-//! How a window's last command exited, told to agents: single commands, pipelines (failures
+//! How a window's last command exited, shown to agents: single commands, pipelines (failures
 //! first), SIGPIPE, and relative times. What the hook records is in
 //! [`crate::terminals::hook`].
 
@@ -33,8 +33,8 @@ const SIGPIPE_NOTE: &str =
 /// `, exit status 1.` for a single command or a pipeline whose commands before the last one
 /// succeeded; for a pipeline whose earlier commands failed, those first, by position, then the
 /// status of the pipeline, explained, then every status: failures first, as a model reading
-/// "exit status 0" first anchors on it (`docs/design/prompts.md`, How a status is told).
-/// Status 141 is told as usually normal only for a command before the last; nothing is added
+/// "exit status 0" first anchors on it (`docs/design/prompts.md`, How a status is reported).
+/// Status 141 is reported as usually normal only for a command before the last; nothing is added
 /// for a single command, nor for a pipeline whose last command alone failed.
 pub(crate) fn wait_exit(statuses: &[i32]) -> String {
     let Some(&last) = statuses.last() else {
@@ -68,7 +68,7 @@ pub(crate) fn wait_exit(statuses: &[i32]) -> String {
     text
 }
 
-/// How the last command exited, for a line of `list_windows` (141 told as usually normal only
+/// How the last command exited, for a line of `list_windows` (141 reported as usually normal only
 /// for a command before the last, as in [`wait_exit`]):
 /// `last command exited with status 1 (12s ago)`, or for a pipeline whose earlier commands
 /// failed `last command exited with status 0, command 1 of its pipeline of 2 with 1 (statuses:

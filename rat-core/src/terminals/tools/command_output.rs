@@ -1,5 +1,5 @@
 //! What an input's command printed, added to a wait's answer: the rows its marks framed, as
-//! the pane's transcript tells them; where its marks are missing, the pane read until tmux has
+//! the pane's transcript shows them; where its marks are missing, the pane read until tmux has
 //! read the command's last bytes, its rows found past the echo, and the answer says its rows
 //! were read from the screen (`docs/design/output.md`).
 
@@ -50,7 +50,7 @@ async fn fed_until(follow: &Follow, done: impl Fn(&Transcript) -> bool, within: 
     }
 }
 
-/// What the transcript told of an input's command, and how the answer starts.
+/// What the transcript reported of an input's command, and how the answer starts.
 enum Marked {
     /// Its rows, after the answer's `text` (its first line replaced when a later input ran).
     Answer(String),
@@ -264,7 +264,7 @@ impl Terminals {
         Ok(Marked::Answer(answer))
     }
 
-    /// Whether `id`, the command an answer tells, is not the last that ran in its pane: a
+    /// Whether `id`, the command an answer is about, is not the last that ran in its pane: a
     /// later input's command ran after it.
     fn superseded(&self, state: &crate::terminals::prompts::PaneState, id: MarkId) -> bool {
         state
@@ -314,7 +314,7 @@ impl Terminals {
             }
         }
         // The echo's row no longer holds the command with no history left: cleared (`clear`
-        // with an empty history leaves no count to tell it), the rows left are the screen's.
+        // with an empty history leaves no count to show it), the rows left are the screen's.
         let mut cleared = false;
         // Where the echo was found, once looked for: `Some(None)` when it is gone.
         let mut found: Option<Option<u64>> = None;

@@ -1,6 +1,6 @@
 //! A window whose shell ended (`exit 3`, `set -e` then a failing command, Ctrl-D, killed):
 //! tmux keeps its pane, dead (`remain-on-exit`), with the shell's status or signal and the rows
-//! it printed, until an agent was told once (a wait, an input, list_windows, create_window of
+//! it printed, until an answer reported it once (a wait, an input, list_windows, create_window of
 //! that name): then the window is closed. `docs/design/prompts.md`, A shell that ends.
 
 use std::time::Duration;
@@ -18,7 +18,7 @@ use super::{Terminals, age_of};
 /// shell's rows: never one of them.
 const DEAD_LINE: &str = "Pane is dead (";
 
-/// How `w`'s shell ended, worded: `ended 2m ago, exit status 3`. When tmux does not tell the
+/// How `w`'s shell ended, worded: `ended 2m ago, exit status 3`. When tmux does not report the
 /// time (before 3.3), the window's last activity stands for it: the shell's last output.
 pub(crate) fn how_ended(w: &WindowDescription, ended: &Ended) -> String {
     let time = ended.time.unwrap_or(w.activity);
@@ -49,14 +49,14 @@ fn without_dead_line(answer: String) -> String {
     out.join("\n")
 }
 
-/// How long a window whose pane is dead may go without its status told (see [`Ended::told`])
-/// before it is told as killed by a signal tmux does not name (3.2a's only case).
+/// How long a window whose pane is dead may go without its status reported (see [`Ended::known`])
+/// before it is reported as killed by a signal tmux does not name (3.2a's only case).
 const STATUS_WAIT: Duration = Duration::from_secs(2);
 
 /// Sends SIGCHLD to the tmux server whose pane's shell `pane_pid` is a zombie it has not
 /// collected. tmux 3.3a now and then leaves a pane's shell unreaped after a SIGCHLD, until
 /// another child ends (measured: 2 of 30 `exit 3` in a row, dead with no status after 0.3 s,
-/// and for good in a test): its status is never told meanwhile. tmux's handler of SIGCHLD
+/// and for good in a test): its status is never reported meanwhile. tmux's handler of SIGCHLD
 /// collects every child that ended; the signal is only sent to the zombie's parent when it is
 /// a tmux.
 fn remind_tmux(pane_pid: u32) {
@@ -78,7 +78,7 @@ fn remind_tmux(pane_pid: u32) {
 
 impl Terminals {
     /// The windows of the session (`None`: the session is missing), read again for a while
-    /// when a pane is dead with its status not told yet.
+    /// when a pane is dead with its status not reported yet.
     pub(super) async fn windows_settled(
         &self,
     ) -> Result<Option<Vec<WindowDescription>>, TmuxFailure> {
@@ -101,7 +101,7 @@ impl Terminals {
         }
     }
 
-    /// Tells how `w`'s shell ended, with the rows it printed since the last answer, then
+    /// Reports how `w`'s shell ended, with the rows it printed since the last answer, then
     /// closes the window: `text` the answer's first line.
     pub(super) async fn report_ended(
         &self,
@@ -115,7 +115,7 @@ impl Terminals {
         Ok(without_dead_line(answer))
     }
 
-    /// Closes a window whose end was told. Its pane is dead: nothing runs in it.
+    /// Closes a window whose end was reported. Its pane is dead: nothing runs in it.
     pub(super) async fn close_ended(&self, window: &str) -> Result<(), TmuxFailure> {
         self.inner()
             .reply(Command::new("kill-window").args(["-t", &self.target(window)]))

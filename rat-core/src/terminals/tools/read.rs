@@ -53,7 +53,7 @@ impl Terminals {
         }
         // The row above the first one read, with it, joined: one line when it wraps into it (the
         // first line read continues a line begun above). tmux clamps a start beyond the history
-        // to its top, and no row is above it then: the line count tells nothing, and the history
+        // to its top, and no row is above it then: the line count shows nothing, and the history
         // size decides (below).
         let above = Command::new("capture-pane").args([
             "-p",
@@ -81,7 +81,7 @@ impl Terminals {
                 above,
             ])
             .await?;
-        // display-message describes another window when this one is missing: the captures tell.
+        // display-message describes another window when this one is missing: the captures show.
         if !replies[1].success || !replies[2].success {
             return Ok(None);
         }
@@ -134,7 +134,7 @@ impl Terminals {
                     .map_or(true, |pid| foreground::job_without_leader(pid).is_none()),
             continued,
             // tmux puts the cursor past the last column after a full row (where the next
-            // character would go): told at the last column, where it shows.
+            // character would go): shown at the last column, where it is.
             cursor: (cursor_flag == 1).then_some((
                 (y + 1).clamp(1, height.max(1)) as u32,
                 (x + 1).clamp(1, width.max(1)) as u32,

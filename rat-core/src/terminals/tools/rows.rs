@@ -17,7 +17,7 @@ use super::{Missing, Terminals};
 const HEADER_ROOM: usize = 1024;
 
 impl Terminals {
-    /// The rows `range` of `window`'s current command: told from its transcript, masked, the
+    /// The rows `range` of `window`'s current command: taken from its transcript, masked, the
     /// last ones kept within the read budget.
     pub(super) async fn read_rows(
         &self,

@@ -58,7 +58,7 @@ impl Terminals {
 
     /// Numbers an input to `window` for the prompt hook, before it is written (see
     /// [`crate::terminals::prompts`]), with the process of the pane's shell; or the result
-    /// telling why nothing can be sent.
+    /// saying why nothing can be sent.
     async fn start_input(&self, window: &str) -> Result<(PendingInput, u32), ToolResult> {
         let w = match self.input_pane(window).await {
             Ok(Ok(w)) => w,
@@ -77,7 +77,7 @@ impl Terminals {
                 },
             );
         }
-        // The hook told a prompt for the last input: bash is on its way to read the next line
+        // The hook reported a prompt for the last input: bash is on its way to read the next line
         // (the rest of PROMPT_COMMAND, which may run a program, first).
         // Or bash still starting, nothing sent yet: bash reads the input at its first prompt,
         // and written before its line editor reads, the terminal would echo it first, then
@@ -107,7 +107,7 @@ impl Terminals {
         Ok((turn, w.pane_pid))
     }
 
-    /// What an input's outcome tells: tmux answered (the input reached the pane), refused it
+    /// What an input's outcome means: tmux answered (the input reached the pane), refused it
     /// (nothing reached it: the window or session missing, asked to tmux), or did not answer
     /// (it may still arrive: `look` says how to see).
     ///
@@ -154,7 +154,7 @@ impl Terminals {
         }
     }
 
-    /// Tells why an input failed: a command refused by tmux means a missing window or session
+    /// Says why an input failed: a command refused by tmux means a missing window or session
     /// (asked to tmux, never read from its message); the session is then created.
     async fn explain_input_error(
         &self,
@@ -228,7 +228,7 @@ impl Terminals {
         // anything else is pasted, as to bash.
         let program = foreground::program_in_foreground(pane_pid);
         let typed = program.is_some() && types_as_keys(&input.text);
-        // The program's bracketed-paste mode as its bytes tell it before the paste: what tmux
+        // The program's bracketed-paste mode as its bytes show it before the paste: what tmux
         // brackets the paste by.
         let bracketed = program.is_some()
             && !typed

@@ -27,7 +27,7 @@ const QUIET_HINT_AFTER: i64 = 10;
 
 impl Terminals {
     /// wait_window: waits until the command sent last to the window finished (a prompt recorded
-    /// since the last input, bash in the foreground), then tells how it exited; after
+    /// since the last input, bash in the foreground), then reports how it exited; after
     /// `max_seconds`, what still runs and since when. Returns at once when `cancel` fires (the
     /// request ended) or the controller stops. A `max_seconds` out of 1 to 50 is refused, with
     /// nothing waited for.
@@ -179,7 +179,7 @@ impl Terminals {
                     _ = &mut look_again => break,
                     changed = recorded.changed() => {
                         if changed.is_err() {
-                            // The server was replaced: the next look tells.
+                            // The server was replaced: the next look shows.
                             break;
                         }
                         if prompts.pane(pane).finished_prompt().is_some() {
@@ -328,7 +328,7 @@ pub(crate) fn running_text(window: &str, w: &WindowDescription, now: f64, waited
     let since = |time: f64| ago((now - time).round() as i64);
     // No prompt ever, and nothing sent: bash starting, or a startup file replacing the hook.
     // A text sent before bash's first prompt is read at it, and the hook records no prompt
-    // while a line waits: what runs then is the text's command, told as any other.
+    // while a line waits: what runs then is the text's command, reported as any other.
     if w.prompt.is_none() && w.input.is_none() {
         return texts::no_prompt_recorded(window);
     }

@@ -1,7 +1,7 @@
 //! A pane's bracketed-paste mode, read from its own output: the program in it asks for it with
 //! `ESC[?2004h` and gives it up with `ESC[?2004l` (DECSET/DECRST 2004, alone or among other
 //! modes: `ESC[?1049;2004h`); the full reset `ESC c` (RIS) turns it off, as tmux's `input.c`
-//! does. tmux 3.2a to 3.6 have no format telling it, and tmux brackets a paste (`paste-buffer
+//! does. tmux 3.2a to 3.6 have no format showing it, and tmux brackets a paste (`paste-buffer
 //! -p`) only while it is on. Sans-IO: the bytes go in as they come, a sequence split across
 //! pieces included. Strings (OSC, DCS, APC, PM, SOS: the marks of rat's hook among them) are
 //! skipped as tmux's parser skips them; so is a sequence cancelled (CAN, SUB) or cut by an
@@ -58,7 +58,7 @@ pub struct PasteMode {
 impl PasteMode {
     /// The mode as the bytes fed so far leave it: `Some(true)` the program asked for
     /// bracketed paste, `Some(false)` it gave it up (or never asked since a full reset),
-    /// `None` when nothing fed told it yet (or bytes were lost since).
+    /// `None` when nothing fed showed it yet (or bytes were lost since).
     pub fn bracketed(&self) -> Option<bool> {
         self.mode
     }

@@ -22,7 +22,7 @@ struct Scrolled {
 }
 
 /// A writer that keeps only whether the first character is a new line, then stops: how
-/// `RowContents` tells whether the row before was wrapped.
+/// `RowContents` shows whether the row before was wrapped.
 struct FirstChar(Option<char>);
 
 impl std::fmt::Write for FirstChar {
@@ -54,7 +54,7 @@ impl vt100::Callbacks for Scrolled {
     }
 }
 
-/// One command's rendering, with what of it was told.
+/// One command's rendering, with what of it was reported.
 pub struct Render {
     parser: vt100::Parser<Scrolled>,
     /// Rows pushed off the screen's top, oldest first.
@@ -69,18 +69,18 @@ pub struct Render {
     /// `output_rows` number them; rows it erased with its history (`ESC[3J`) are not its
     /// rows, and the numbers start again after them.
     lines_dropped: u64,
-    /// Rows numbered below this are not told again (told, or erased by the command).
+    /// Rows numbered below this are not reported again (reported, or erased by the command).
     reported: u64,
-    /// Rows dropped past the limit before they were told.
+    /// Rows dropped past the limit before they were reported.
     gone: u64,
-    /// Rows of it were told before (an answer about it while it ran showed some).
+    /// Rows of it were reported before (an answer about it while it ran showed some).
     answered: bool,
-    /// The line the cursor was on when told last (told again as it grows): its first row's
-    /// number and its text. Told again unchanged, it is left out.
+    /// The line the cursor was on when reported last (reported again as it grows): its first row's
+    /// number and its text. Reported again unchanged, it is left out.
     partial: Option<(u64, String)>,
 }
 
-/// The rows of a command not yet told, joined into lines.
+/// The rows of a command not yet reported, joined into lines.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Lines {
     /// The lines, each its rows end to end, trailing blanks left out.
@@ -90,12 +90,12 @@ pub struct Lines {
     pub whole: usize,
     /// The rows these lines take at the pane's width.
     pub rows: u64,
-    /// Rows not told that were dropped past the history's limit before this.
+    /// Rows not reported that were dropped past the history's limit before this.
     pub gone: u64,
     /// The number of the first line, counted from the command's first (1); 0 when there is
     /// none.
     pub first: u64,
-    /// Rows of the command were told before these (they are the rows since).
+    /// Rows of the command were reported before these (they are the rows since).
     pub reported_before: bool,
 }
 
@@ -206,8 +206,8 @@ impl Render {
         (rows, usize::from(cursor_row))
     }
 
-    /// The rows not yet told, as lines; `tell` marks them told: all of them when the command
-    /// ended, else all but the line the cursor is on (told again next time, as it grows).
+    /// The rows not yet reported, as lines; `report` marks them reported: all of them when the command
+    /// ended, else all but the line the cursor is on (reported again next time, as it grows).
     pub fn lines(&mut self, report: bool, ended: bool) -> Lines {
         let start = self.screen_start();
         let (screen, cursor_row) = self.screen_rows();
@@ -264,7 +264,7 @@ impl Render {
                 .count();
             out.first = self.lines_dropped + starts as u64;
         }
-        // The line told last as the cursor's, unchanged: told already.
+        // The line reported last as the cursor's, unchanged: reported already.
         if let (Some((number, text)), Some(&(first_number, rows))) = (&self.partial, spans.first())
             && *number == first_number
             && out.lines.first() == Some(text)
@@ -278,7 +278,7 @@ impl Render {
         if report {
             self.reported = self.reported.max(whole_end);
             self.gone = 0;
-            // An answer that showed none of its rows told nothing: the next ones are not "since".
+            // An answer that showed none of its rows reported nothing: the next ones are not "since".
             self.answered |= !out.lines.is_empty();
             self.partial = (out.whole < out.lines.len())
                 .then(|| {
@@ -293,7 +293,7 @@ impl Render {
 }
 
 impl Render {
-    /// Every line it keeps, told or not, the line the cursor is on included, with the number
+    /// Every line it keeps, reported or not, the line the cursor is on included, with the number
     /// of the first (numbered as [`Lines::first`]): what read_window's `output_rows` reads.
     pub fn numbered(&self) -> (u64, Vec<String>) {
         let (screen, _) = self.screen_rows();

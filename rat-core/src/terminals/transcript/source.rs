@@ -63,7 +63,7 @@ impl Follow {
         Ok(Follow { shared, task })
     }
 
-    /// The transcript, locked: hold it only to read or tell, never across an await.
+    /// The transcript, locked: hold it only to read or report from it, never across an await.
     pub fn transcript(&self) -> MutexGuard<'_, Transcript> {
         lock(&self.shared.transcript)
     }

@@ -36,7 +36,7 @@ fn command(output: &str, status: i32) -> String {
     )
 }
 
-/// The lines told of the command typed at prompt `k`, and its end.
+/// The lines reported of the command typed at prompt `k`, and its end.
 fn lines(t: &mut Transcript, k: u64) -> (Vec<String>, Option<Option<i32>>) {
     match t.report(id(k)) {
         Some(Report::Framed { lines, ended, .. }) => (lines.lines, ended),
@@ -60,7 +60,7 @@ fn a_command_s_rows_are_between_its_output_and_end_marks() {
     t.feed(command("hi\r\nthere\r\n", 3).as_bytes());
     assert_eq!(lines(&mut t, 1), (strings(&["hi", "there"]), Some(Some(3))));
     assert_eq!(t.prompt(), Some(id(2)));
-    // Report once: an ended command told in full is forgotten.
+    // Reported once: an ended command reported in full is forgotten.
     assert_eq!(t.report(id(1)), None);
 }
 
@@ -157,7 +157,7 @@ fn a_full_screen_program_s_screen_is_not_the_command_s_rows() {
         run("before\r\n\x1b[?1049h\x1b[Hfull screen\x1b[?1049lafter\r\n"),
         strings(&["before", "after"])
     );
-    // Left on when the command ended (vim killed with -9, `tput smcup`): told once, and
+    // Left on when the command ended (vim killed with -9, `tput smcup`): reported once, and
     // the next command's rows are its own.
     let mut t = Transcript::new(80, 24);
     t.feed(command("before\r\n\x1b[?1049h\x1b[Hvim's screen", 137).as_bytes());
@@ -230,13 +230,13 @@ fn a_running_command_s_rows_are_reported_once_its_cursor_line_again() {
     assert_eq!(lines(&mut t, 1), (strings(&["100%", "step 3"]), None));
     t.feed(format!("{}{}$ ", d(1, 0), a(2)).as_bytes());
     assert_eq!(lines(&mut t, 1), (vec![], Some(Some(0))));
-    // Rows scrolled into the history after an answer are told once too.
+    // Rows scrolled into the history after an answer are reported once too.
     let mut t = Transcript::new(80, 3);
     t.feed(format!("{}{}a\r\nb\r\n", a(1), c(1)).as_bytes());
     assert_eq!(lines(&mut t, 1).0, strings(&["a", "b"]));
     t.feed(b"c\r\nd\r\ne\r\n");
     assert_eq!(lines(&mut t, 1).0, strings(&["c", "d", "e"]));
-    // After a clear, the rows printed are new even where told rows stood.
+    // After a clear, the rows printed are new even where reported rows stood.
     t.feed(b"\x1b[H\x1b[2J\x1b[3Jf\r\n");
     assert_eq!(lines(&mut t, 1).0, strings(&["f"]));
 }
@@ -369,7 +369,7 @@ fn the_echo_of_a_text_typed_while_a_command_runs_is_not_its_rows() {
     assert_eq!(lines(&mut t, 1).0, strings(&["Continue?"]));
     t.typed(b"y\r\n".to_vec(), true);
     t.feed(format!("y\r\n{}{}$ ", d(1, 0), a(2)).as_bytes());
-    // Report before as the cursor's line, unchanged: not told again.
+    // Reported before as the cursor's line, unchanged: not reported again.
     assert_eq!(lines(&mut t, 1), (Vec::new(), Some(Some(0))));
 }
 
