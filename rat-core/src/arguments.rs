@@ -77,7 +77,7 @@ pub fn check(
 
 /// `arguments`, checked by [`check`], read into `T`. Reading fails only where the schema says
 /// less than the type (a check this module lacks): reported in the same frame, without serde's
-/// reason, which names the value it could not read (a text, keys spelling a password).
+/// reason, which names the value it could not read (the text of an input, keys spelling a password).
 pub(crate) fn read<T: DeserializeOwned>(
     tool: &str,
     arguments: Map<String, Value>,

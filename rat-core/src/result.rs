@@ -3,7 +3,7 @@
 //! The design: `docs/design/tools.md` (results, errors, the read budget, logs). A tool is a plain
 //! async function returning a [`ToolResult`]: the text the agent reads, how the call ended
 //! ([`Outcome`], which decides MCP's `isError` and the log level), and the facts a log line may
-//! carry ([`ToolResult::log`]), never the content of a text, keys or a file.
+//! carry ([`ToolResult::log`]), never the content of a text input, keys or a file.
 
 use std::fmt;
 
@@ -47,7 +47,7 @@ pub struct ToolResult {
     /// How the call ended.
     pub outcome: Outcome,
     /// Facts for the log line, as `key=value` pairs in order: sizes, counts, paths, whether Enter
-    /// was pressed (`docs/design/status-and-logs.md`). NEVER the content of a text, keys or a file.
+    /// was pressed (`docs/design/status-and-logs.md`). NEVER the content of a text input, keys or a file.
     pub log: Vec<(&'static str, String)>,
 }
 

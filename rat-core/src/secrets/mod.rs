@@ -8,7 +8,7 @@
 //!   first), [`Vault::mask`] and [`Vault::restore`].
 //! - `rules`: what counts as a secret, each rule with its source; `scan`: one pass of an
 //!   Aho-Corasick automaton over the text for the rules' keywords, each found checked where it
-//!   stands: no regex, and no allocation for a text with nothing to mask.
+//!   stands: no regex, and no allocation for text with nothing to mask.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -1,6 +1,6 @@
 //! The scan: one pass of an Aho-Corasick automaton over the whole text for the rules' keywords
 //! (and the session's known values), each keyword found checked by its rule where it stands.
-//! Nothing is allocated for a text with nothing to mask.
+//! Nothing is allocated for text with nothing to mask.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 

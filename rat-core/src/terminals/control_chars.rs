@@ -3,9 +3,9 @@
 //! Any Unicode control character (general category Cc: U+0000 to U+001F, U+007F to U+009F) but
 //! tab and new line is refused: pasted, an ESC could end the bracketed paste early and run the
 //! line (tmux 3.3a does not sanitise pastes), a CR runs the line, and a C-c or C-d typed inside
-//! a text is a key the agent meant to press with `send_keys`. Nothing is sent.
+//! the text is a key the agent meant to press with `send_keys`. Nothing is sent.
 
-/// The first control character refused in a text: the character and its line (from 1).
+/// The first control character refused in a text input: the character and its line (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ControlChar {
     /// The character.

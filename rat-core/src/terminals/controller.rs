@@ -267,7 +267,7 @@ impl Controller {
     ///
     /// - options: `default-shell` bash (terminals run it as a login shell), `history-limit`
     ///   10000, `default-size` 200x24, `allow-rename off`, `message-limit 0` (tmux keeps every
-    ///   command line in its message log: pasted texts must not linger there), `remain-on-exit
+    ///   command line in its message log: pasted inputs must not linger there), `remain-on-exit
     ///   on` and an empty `remain-on-exit-format` (a shell that ends keeps its window until an
     ///   answer reported it). `window-size
     ///   manual` is set on each window by `resize-window`, NEVER globally (tmux 3.3a segfaults

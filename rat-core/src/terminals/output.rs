@@ -129,7 +129,7 @@ pub(crate) struct Region {
     pub end: u64,
     /// The echo to leave out: its lines, and the start of its first line.
     pub echo: Option<(usize, String)>,
-    /// A text typed while a command ran: its first line, shown again by bash's line editor
+    /// Text typed while a command ran: its first line, shown again by bash's line editor
     /// after the prompt it reads it at (see [`typed_line`]).
     pub typed: Option<String>,
     /// The echo of the input before, drawn at the start of these rows (see [`Mark::before`]).
@@ -325,7 +325,7 @@ fn before_lines(region: &Region, joined: &[&str]) -> usize {
 }
 
 /// The prompt `region`'s command was sent at, as the `joined` lines show it: the start of the
-/// echo's row before the echo, or of the row where bash's line editor showed a text typed
+/// echo's row before the echo, or of the row where bash's line editor showed text typed
 /// ahead; kept by an earlier answer. `None` when no row shows it (keys, rows gone).
 pub(crate) fn prompt_of(region: &Region, joined: &str) -> Option<String> {
     if region.prompt.is_some() {
@@ -379,7 +379,7 @@ pub(crate) fn tail(row: &str, prompt: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// The line at which bash's line editor read a text typed while a command ran (`first`: the
+/// The line at which bash's line editor read text typed while a command ran (`first`: the
 /// start of its first line), among the `joined` lines from where it was written: the first
 /// line starting with the pane's last prompt seen (`prompt`) then the text; else the first
 /// line ending with it, but a line that is only that text (the terminal's own echo, while the

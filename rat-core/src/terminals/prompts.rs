@@ -51,11 +51,11 @@ pub(crate) struct PaneState {
     pub tail: Option<(u64, String)>,
     /// The prompt the last finished answer found its command sent at.
     pub last_prompt: Option<String>,
-    /// The command line bash's line editor holds, typed at a prompt by texts sent without
+    /// The command line bash's line editor holds, typed at a prompt by inputs sent without
     /// Enter: its lines, and the start of its first line. The input that ends it (Enter) has
     /// its rows start with it.
     pub open: Option<(usize, String)>,
-    /// The last input was a text assigning or unsetting `PROMPT_COMMAND`, which takes rat's
+    /// The last input was text assigning or unsetting `PROMPT_COMMAND`, which takes rat's
     /// entry out of that shell (see [`assigns_prompt_command`]).
     pub sets_prompt_command: bool,
     /// The process group leading the pane's terminal when the last input was sent: a bash
@@ -89,9 +89,9 @@ impl PaneState {
 /// What an input does to the command line at bash's prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LineEdit {
-    /// A text sent without Enter: typed on the line, not run.
+    /// Text sent without Enter: typed on the line, not run.
     Types,
-    /// Enter (a text's, or a key's), C-c or C-d: the line ends.
+    /// Enter (after text, or as a key), C-c or C-d: the line ends.
     Ends,
     /// Other keys: the line as it was.
     Keeps,
@@ -106,7 +106,7 @@ pub(crate) struct Mark {
     pub input: u64,
     /// The cursor's row, from the top of the history.
     pub row: u64,
-    /// The cursor's column: where the echo of a text sent at the prompt starts.
+    /// The cursor's column: where the echo of text sent at the prompt starts.
     pub x: u64,
     /// The rows of history then (a later count below it shows rows taken out of the history).
     pub history: u64,
@@ -118,7 +118,7 @@ pub(crate) struct Mark {
     pub echo: Option<(usize, String)>,
     /// Sent while a command ran (or after an input no prompt answered): its first line (4096
     /// characters at most), which bash's line editor shows again after the prompt it reads it
-    /// at; the rows up to that one are not this command's. `None` for keys, and for a text sent
+    /// at; the rows up to that one are not this command's. `None` for keys, and for text sent
     /// at the prompt.
     pub typed: Option<String>,
     /// Sent while the input before it was not yet echoed: its echo (lines, start of the first
@@ -141,7 +141,7 @@ pub(crate) struct AnsweredUpTo {
     pub row: u64,
     /// The rows of history then.
     pub history: u64,
-    /// A text typed while a command ran, not yet seen where bash's line editor shows it again
+    /// Text typed while a command ran, not yet seen where bash's line editor shows it again
     /// after a prompt ([`Mark::typed`]): the rows up to that line, in the next answer, are still
     /// not this input's. `None` once seen, or with no such text.
     pub typed: Option<String>,
@@ -443,7 +443,7 @@ impl PendingInput {
     /// Notes where this input's rows start: the cursor's `row` from the top of the `history`,
     /// read just before the input was written; `echo` the lines of its echo and the start of
     /// its first line, kept only when the input before it had been answered (bash at its
-    /// prompt, echoing the line it reads); `whole` its first line, kept otherwise (a text typed
+    /// prompt, echoing the line it reads); `whole` its first line, kept otherwise (text typed
     /// ahead, which bash's line editor shows again after a prompt); `alternate`: a full-screen
     /// program showed its screen.
     pub(crate) fn mark(
@@ -472,7 +472,7 @@ impl PendingInput {
                     && (m.row, m.history, m.alternate) == (row, history, alternate)
             })
             .and_then(|m| m.echo.clone());
-        // Texts typed at the prompt without Enter, the line this input ends.
+        // Inputs typed at the prompt without Enter, the line this input ends.
         let open = state.open.take();
         let before = before.or(match edit {
             LineEdit::Ends => open.clone(),
@@ -502,7 +502,7 @@ impl PendingInput {
         });
     }
 
-    /// Notes that this input is a text that assigns or unsets `PROMPT_COMMAND` (see
+    /// Notes that this input is text that assigns or unsets `PROMPT_COMMAND` (see
     /// [`assigns_prompt_command`]).
     pub(crate) fn note_text(&mut self, text: &str) {
         self.words = super::hook::variables::words_to_check(text);

@@ -110,7 +110,7 @@ pub struct Transcript {
     prompts: HashMap<u32, u64>,
     /// The ended commands reported in full, newest last (a few).
     reported: VecDeque<MarkId>,
-    /// The echoes of texts typed while a command runs, left out of its rows.
+    /// The echoes of inputs typed while a command runs, left out of its rows.
     echoes: Echoes,
     /// The pane's bracketed-paste mode, as its programs set it.
     paste: PasteMode,
@@ -184,10 +184,10 @@ impl Transcript {
         self.scanner = scanner;
     }
 
-    /// A text is about to be typed while a command runs: `echo`, the terminal's echo of it
+    /// An input is about to be typed while a command runs: `echo`, the terminal's echo of it
     /// (new lines as CR LF), is left out of the command's rows where it starts a row, and
     /// after text on the row too when `sure` (the terminal's `ECHO` seen on: a program reading
-    /// lines, not a line editor of its own). For a text typed while no command runs yet (its
+    /// lines, not a line editor of its own). For text typed while no command runs yet (its
     /// output mark still on the way), too; what is expected goes at the next end or prompt
     /// mark.
     pub fn typed(&mut self, echo: Vec<u8>, sure: bool) {
@@ -232,8 +232,8 @@ impl Transcript {
     }
 
     fn mark(&mut self, mark: Mark) {
-        // The command a text was typed into ended: its echo, if any is still to come, is the
-        // line editor's, outside any command's frame. (An output mark keeps them: a text typed
+        // The command an input was typed into ended: its echo, if any is still to come, is the
+        // line editor's, outside any command's frame. (An output mark keeps them: text typed
         // just after a command line was read is echoed by the terminal in that command's frame.)
         if !matches!(mark, Mark::Output(_)) {
             let open = &mut self.open;
@@ -400,7 +400,7 @@ impl Transcript {
     }
 }
 
-/// Feeds what came to the rendering of every command open. The terminal's echo of a text
+/// Feeds what came to the rendering of every command open. The terminal's echo of text
 /// typed is left out where it starts a row; after text on the row (a question, `read -p`),
 /// when the terminal's `ECHO` was seen on, its final new line stays (the answer's row ends
 /// there).

@@ -1,8 +1,8 @@
-//! Whether a text sent to a shell could set one of its variables: the prompt hook lists the
+//! Whether text sent to a shell could set one of its variables: the prompt hook lists the
 //! shell's secret-named variables (one `compgen` over every variable, 100 to 300 µs) only after
 //! a command line that could have set one (docs/design/secrets.md, "The shell's variables").
 //!
-//! The test is conservative: a text passes only when nothing in it can assign a variable in
+//! The test is conservative: an input passes only when nothing in it can assign a variable in
 //! the shell that reads it. It cannot when it has no `=` (assignments, `${X:=...}`), no `$`
 //! (a command word from an expansion, `$((...))`), no `!` (history expansion re-runs earlier
 //! lines), no `((` (arithmetic), no word among the builtins and keywords that assign (`read`,

@@ -388,7 +388,7 @@ impl Terminals {
             let end = region.end as i64 - 1 - history;
             let capture = !now.alternate && end >= first;
             if capture {
-                // The echo's rows are counted on rows captured whole; a text typed ahead is
+                // The echo's rows are counted on rows captured whole; text typed ahead is
                 // shown again after the previous command's rows, anywhere in the region.
                 let echo_rows = match (&region.echo, &region.typed, &region.before) {
                     (_, Some(_), _) => end - first,

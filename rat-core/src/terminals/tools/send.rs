@@ -294,7 +294,7 @@ impl Terminals {
             .with_log("typed", typed))
     }
 
-    /// A text typed while a command runs: the terminal echoes it among the command's bytes,
+    /// Text typed while a command runs: the terminal echoes it among the command's bytes,
     /// which the pane's transcript leaves out of its rows.
     fn expect_echo(&self, turn: &PendingInput, text: &str, enter: bool) {
         if turn.at_prompt() {
@@ -464,7 +464,7 @@ fn mark(turn: &PendingInput, outputs: &[Vec<Vec<u8>>], text: &str, edit: LineEdi
         return;
     };
     // Its first line, as the echo shows it: before any tab (shown as spaces). The echo's check
-    // takes its start; a text typed ahead is found at the end of the line showing it, whole.
+    // takes its start; text typed ahead is found at the end of the line showing it, whole.
     let line = text
         .split('\n')
         .next()

@@ -327,7 +327,7 @@ fn finished_text(window: &str, prompt: &Record, check: &TerminalCheck) -> String
 pub(crate) fn running_text(window: &str, w: &WindowDescription, now: f64, waited: i64) -> String {
     let since = |time: f64| ago((now - time).round() as i64);
     // No prompt ever, and nothing sent: bash starting, or a startup file replacing the hook.
-    // A text sent before bash's first prompt is read at it, and the hook records no prompt
+    // Text sent before bash's first prompt is read at it, and the hook records no prompt
     // while a line waits: what runs then is the text's command, reported as any other.
     if w.prompt.is_none() && w.input.is_none() {
         return texts::no_prompt_recorded(window);

@@ -1,4 +1,4 @@
-//! The terminal's echo of a text typed while a command runs: the pane's line discipline
+//! The terminal's echo of text typed while a command runs: the pane's line discipline
 //! prints it among the command's bytes, and it is not the command's output. The text is
 //! expected before it is written; its echo, found in the bytes as they come (in pieces of any
 //! size), is given apart ([`Fed::Echo`]) for the transcript to leave out; a mark (the command
@@ -19,11 +19,11 @@ pub(super) enum Fed<'a> {
 }
 
 /// The terminal's echo of bracketed paste's marks (`ESC[200~`, `ESC[201~` shown as `^[`):
-/// a text pasted while bash's line editor still asked for bracketed paste, read by a program
+/// text pasted while bash's line editor still asked for bracketed paste, read by a program
 /// reading lines.
 const PASTE_MARKS: [&[u8]; 2] = [b"^[[200~", b"^[[201~"];
 
-/// The echoes expected, in the order their texts were typed.
+/// The echoes expected, in the order their inputs were typed.
 #[derive(Debug, Default)]
 pub(super) struct Echoes {
     expected: VecDeque<(Vec<u8>, bool)>,
@@ -32,7 +32,7 @@ pub(super) struct Echoes {
 }
 
 impl Echoes {
-    /// Expects `echo`, the terminal's echo of a text about to be typed (`sure`: its `ECHO`
+    /// Expects `echo`, the terminal's echo of an input about to be typed (`sure`: its `ECHO`
     /// seen on).
     pub(super) fn expect(&mut self, echo: Vec<u8>, sure: bool) {
         if echo.is_empty() {
