@@ -44,7 +44,7 @@
 //!   before it masks an answer about the pane (`docs/design/secrets.md`). Listed only where a
 //!   variable could have changed: at the shell's first prompt, after a command that came from
 //!   elsewhere than ratd's inputs, after an input whose text could set one (ratd's check,
-//!   [`variables`], written to `in/PANE`), or after one whose words name a function or alias.
+//!   `variables`, written to `in/PANE`), or after one whose words name a function or alias.
 //!
 //! - **The prompt's mark.** Before its record, the hook prints the prompt's count as the pane's
 //!   path (OSC 7, `ESC]7;rat:prompt:K ESC\\`, invisible): tmux reads a terminal's output on its

@@ -180,7 +180,7 @@ impl Terminals {
     /// send_text: the text pasted as one all-or-nothing input (`set-buffer`, then
     /// `paste-buffer -p -r -d`, then Enter if asked, in one write), or typed as keys
     /// (`send-keys -l`) when it is one line for a program other than bash (see
-    /// [`types_as_keys`]). Control characters but tab and new line are refused, naming the
+    /// `types_as_keys`). Control characters but tab and new line are refused, naming the
     /// first one and its line; nothing is sent.
     pub async fn send_text(&self, input: SendText) -> ToolResult {
         self.send_text_with(input, CancellationToken::new()).await
