@@ -176,9 +176,23 @@ impl Vault {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let found = scanner.find(text, how);
+        let mut found = scanner.find(text, how);
         if found.is_empty() {
             return Cow::Borrowed(text);
+        }
+        // A placeholder is never masked again, nor any part of it: a URL's password or an
+        // Authorization header's credentials that are a placeholder already (an answer masked
+        // twice, or text the agent wrote back) keep it, so that it restores to the value.
+        let placeholders = placeholder_spans(text);
+        if !placeholders.is_empty() {
+            found.retain(|hit| {
+                !placeholders
+                    .iter()
+                    .any(|&(start, end)| hit.start < end && start < hit.end)
+            });
+            if found.is_empty() {
+                return Cow::Borrowed(text);
+            }
         }
         let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = String::with_capacity(text.len() + found.len() * 24);
@@ -372,6 +386,13 @@ fn env_kind(name: &str) -> String {
     kind
 }
 
+/// Where the placeholders of `text` stand: `(start, end)` of each `[secret:KIND:ID]`.
+fn placeholder_spans(text: &str) -> Vec<(usize, usize)> {
+    memchr::memmem::find_iter(text.as_bytes(), b"[secret:")
+        .filter_map(|at| parse_placeholder(&text[at..]).map(|(_, _, len)| (at, at + len)))
+        .collect()
+}
+
 /// `[secret:KIND:ID]` at the start of `text`: its kind, id and length.
 fn parse_placeholder(text: &str) -> Option<(&str, Id, usize)> {
     let rest = text.strip_prefix("[secret:")?;
@@ -442,15 +463,20 @@ fn base36(mut hash: u64) -> Id {
 }
 
 /// The rows of an answer masked, before its cut to the last rows: a secret over several rows
-/// keeps them (rows are counted), the last row may be printing still.
-pub(crate) fn mask_rows<'a>(vault: Option<&Vault>, rows: Vec<Cow<'a, str>>) -> Vec<Cow<'a, str>> {
+/// keeps them (rows are counted). `open_end`: the last row may be printing still, so a token's
+/// start at its end is masked; not for a row the command ended (its end is known).
+pub(crate) fn mask_rows<'a>(
+    vault: Option<&Vault>,
+    rows: Vec<Cow<'a, str>>,
+    open_end: bool,
+) -> Vec<Cow<'a, str>> {
     let Some(vault) = vault else {
         return rows;
     };
     let joined = rows.join("\n");
     let how = How {
         width: None,
-        open_end: true,
+        open_end,
         keep_lines: true,
     };
     match vault.mask(&joined, how) {

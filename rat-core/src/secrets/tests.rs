@@ -322,7 +322,7 @@ fn rows_keep_their_count() {
         .map(|r| Cow::Owned(r.to_owned()))
         .collect();
     let n = rows.len();
-    let masked = super::mask_rows(Some(&vault), rows);
+    let masked = super::mask_rows(Some(&vault), rows, true);
     assert_eq!(masked.len(), n);
     assert!(masked[1].starts_with("[secret:private-key:"));
     assert_eq!(masked[n - 1], "b");

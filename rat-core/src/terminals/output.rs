@@ -520,7 +520,7 @@ pub(crate) fn block(
             _ => lines.push(tail.into()),
         }
     }
-    let lines = crate::secrets::mask_rows(reach.secrets, lines);
+    let lines = crate::secrets::mask_rows(reach.secrets, lines, true);
     let since = region.since_last;
     if lines.is_empty() {
         let nothing = texts::nothing_printed(since);

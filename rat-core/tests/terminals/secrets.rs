@@ -283,8 +283,14 @@ async fn a_dotenv_read_changed_and_written_back_equals_the_original_but_that_lin
     let f = start_ready().await;
     let vault = f.controller.secrets().vault("s").unwrap();
     let samples = corpus(40);
+    // With a URL's password and an Authorization header's credentials, whose placeholders
+    // must not be masked again where ratd masks a whole answer after the rows.
+    let r = &mut Random::new(4040);
+    let (url_password, bearer) = (r.chars(16, ALNUM), r.chars(24, ALNUM));
     let original = format!(
-        "# app\nDEBUG=false\nGITHUB_TOKEN={}\nDB_PASSWORD='{}'\nAWS_ACCESS_KEY_ID={}\nPORT=8080\n",
+        "# app\nDEBUG=false\nGITHUB_TOKEN={}\nDB_PASSWORD='{}'\nAWS_ACCESS_KEY_ID={}\n\
+         DATABASE_URL=postgres://app:{url_password}@db:5432/app\n\
+         # curl -H 'Authorization: Bearer {bearer}'\nPORT=8080\n",
         samples[0].value, samples[18].value, samples[7].value
     );
     let path = f.home().join(".env");
@@ -295,7 +301,8 @@ async fn a_dotenv_read_changed_and_written_back_equals_the_original_but_that_lin
     let mut read = read_file(&path).await;
     vault.mask_result(&mut read);
     assert_clean(&read.text, &samples, "read_file");
-    assert_eq!(placeholders(&read.text), 3, "{}", read.text);
+    assert_eq!(placeholders(&read.text), 5, "{}", read.text);
+    assert!(!read.text.contains(&url_password) && !read.text.contains(&bearer));
     let content = read
         .text
         .split_once('\n')
@@ -316,8 +323,13 @@ async fn a_dotenv_read_changed_and_written_back_equals_the_original_but_that_lin
 
     // cat: the rows of the wait's answer.
     std::fs::write(&path, &original).unwrap();
-    let answer = f.run("s", "main", "cat ~/.env").await.text;
+    // Masked again whole, as the entry point masks every answer but read_window's.
+    let mut answer = f.run("s", "main", "cat ~/.env").await;
+    vault.mask_result(&mut answer);
+    let answer = answer.text;
     assert_clean(&answer, &samples, "cat .env");
+    assert_eq!(placeholders(&answer), 5, "{answer}");
+    assert!(!answer.contains(&url_password) && !answer.contains(&bearer));
     let rows = answer.split_once("rows printed]\n").unwrap().1;
     let content = format!("{}\n", rows.replace("PORT=8080", "PORT=9090"));
     let restored = vault.restore(&content).unwrap().into_owned();
@@ -594,4 +606,16 @@ async fn rows_read_by_number_are_masked() {
     );
     assert_clean(&read, &samples, "output_rows");
     kinds_shown(&read, &samples, "output_rows");
+}
+
+/// A token's start at the end of an answer is masked only while its row may still grow: a
+/// command that ended printed its last row whole, so a short word that only begins like a
+/// token (`sk-ant-x`, `ghp_zzzz`) is shown as printed, with or without a final new line.
+#[tokio::test]
+async fn the_last_row_of_a_command_that_ended_is_shown_as_printed() {
+    let f = start_ready().await;
+    let answer = f.run("s", "main", "echo first; echo sk-ant-x").await.text;
+    assert_eq!(rows_of(&answer), "first\nsk-ant-x", "{answer}");
+    let answer = f.run("s", "main", "echo first; printf ghp_zzzz").await.text;
+    assert_eq!(rows_of(&answer), "first\nghp_zzzz", "{answer}");
 }

@@ -48,7 +48,9 @@ pub(crate) fn mask(lines: &mut Lines, vault: Option<&Vault>) {
         .iter()
         .map(|l| Cow::Borrowed(l.as_str()))
         .collect();
-    let masked = mask_rows(Some(vault), tail);
+    // The last line is open only while the cursor is on it (the command may print more).
+    let open_end = lines.whole < lines.lines.len();
+    let masked = mask_rows(Some(vault), tail, open_end);
     if !masked.iter().any(|row| matches!(row, Cow::Owned(_))) {
         return;
     }

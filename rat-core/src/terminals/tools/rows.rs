@@ -113,7 +113,9 @@ impl Terminals {
             .collect();
         self.learn_secrets(w.pane, w.pane_pid);
         let vault = self.vault();
-        let masked = crate::secrets::mask_rows(vault.as_deref(), rows);
+        // Open at its end only when the range ends at the last row of a command still running.
+        let open_end = !ended && to == last;
+        let masked = crate::secrets::mask_rows(vault.as_deref(), rows, open_end);
         let asked = &masked[start - above..];
         // The last rows asked within the read budget; the first ones left out, named.
         let mut kept = 0;
