@@ -593,8 +593,8 @@ async fn output_without_a_final_new_line_is_shown_before_the_prompt() {
 #[tokio::test]
 async fn rows_over_the_read_budget_are_read_in_parts() {
     // 20 KiB of read budget: the 9960 rows of seq 10000 left out of its answer (48694 bytes)
-    // are more than a read_window holds: it shows the last of them, and names the call
-    // reading the others.
+    // are more than a read_window holds: the hint names the last of them that fit, and each
+    // read names the call reading the rows before, until the first.
     let f = start(Home {
         budget: Some(rat_core::result::ReadBudget::new(20 * 1024).unwrap()),
         ..Home::default()
@@ -605,20 +605,41 @@ async fn rows_over_the_read_budget_are_read_in_parts() {
     let t = f.controller.session("s");
     let r = t.send_text(run_text("main", "seq 10000", 40)).await;
     let header = r.text.lines().nth(1).unwrap();
-    assert_eq!(header, rows_hint(10000, 40));
-    let shown = t.read_window(read_rows("main", 1, 9960)).await;
+    assert_eq!(
+        header,
+        "[10000 rows printed, the last 40 below; read_window main with output_rows \
+         {\"from\": 6313, \"to\": 9960} shows the last 3648 of the others, which fit the read \
+         budget (20 KiB)]"
+    );
+    let numbers = |from: u64, to: u64| (from..=to).map(|n| n.to_string()).collect::<Vec<_>>();
+    let shown = t.read_window(read_rows("main", 6313, 9960)).await;
+    let mut rows = shown.text.lines();
+    assert_eq!(
+        rows.next(),
+        Some("[rows 6313 to 9960 of the 10000 the last command in main printed]")
+    );
+    assert_eq!(rows.collect::<Vec<_>>(), numbers(6313, 9960));
+    let shown = t.read_window(read_rows("main", 1, 6312)).await;
     let mut rows = shown.text.lines();
     assert_eq!(
         rows.next(),
         Some(
-            "[rows 6070 to 9960 of the 10000 the last command in main printed; rows 1 to 6069 \
+            "[rows 2422 to 6312 of the 10000 the last command in main printed; rows 1 to 2421 \
              are over the read budget (20 KiB) and left out: read_window main with output_rows \
-             {\"from\": 1, \"to\": 6069} shows them]"
+             {\"from\": 1, \"to\": 2421} shows them]"
         )
     );
-    let expected: Vec<String> = (6070..=9960).map(|n| n.to_string()).collect();
-    assert_eq!(rows.collect::<Vec<_>>(), expected);
+    assert_eq!(rows.collect::<Vec<_>>(), numbers(2422, 6312));
     assert!(shown.text.len() <= 20 * 1024);
+    let shown = t.read_window(read_rows("main", 1, 9960)).await;
+    assert_eq!(
+        shown.text.lines().next(),
+        Some(
+            "[rows 6070 to 9960 of the 10000 the last command in main printed; rows 1 to 6069 \
+             are over the read budget (20 KiB) and left out: read_window main with output_rows \
+             {\"from\": 2422, \"to\": 6069} shows the last 3648 of them]"
+        )
+    );
 }
 
 #[tokio::test]

@@ -59,6 +59,34 @@ pub(crate) fn mask(lines: &mut Lines, vault: Option<&Vault>) {
     lines.lines.extend(masked);
 }
 
+/// The first of rows `from` to `to` (numbered as `lines`, whose first is numbered `first`)
+/// that one read_window of them ending at `to` fits in `room` bytes: `from` when all do, `to`
+/// when that row alone does not. Masked rows may be a little longer than the rows: a 16th of
+/// the room is kept for that.
+pub(crate) fn fitting_from(
+    lines: &[impl AsRef<str>],
+    first: u64,
+    from: u64,
+    to: u64,
+    room: usize,
+) -> u64 {
+    let room = room - room / 16;
+    let mut bytes = 0;
+    let mut n = to;
+    while n >= from.max(first) {
+        let len = lines[(n - first) as usize].as_ref().len() + 1;
+        if bytes + len > room {
+            return (n + 1).min(to);
+        }
+        bytes += len;
+        if n == 0 {
+            break;
+        }
+        n -= 1;
+    }
+    from
+}
+
 /// Whether the block of `lines` leaves rows out, and so needs [`Place`] for its header.
 pub(crate) fn cut(lines: &Lines) -> bool {
     let (kept, end) = kept(&lines.lines);
@@ -105,7 +133,15 @@ pub(crate) fn block(
             let left = if end.is_some() { total } else { total - kept };
             let from = lines.first;
             let to = from + left as u64 - 1;
-            header.push_str(&texts::reach_rows(reach.window, from, to, end.is_some()));
+            let room = reach.budget.bytes().saturating_sub(READ_ROOM);
+            let fits = fitting_from(all, lines.first, from, to, room);
+            header.push_str(&texts::reach_rows(
+                reach.window,
+                (from, to),
+                fits,
+                end.is_some(),
+                &reach.budget,
+            ));
         } else if bytes + READ_ROOM > reach.budget.bytes() {
             header.push_str(&texts::over_read_budget(bytes, &reach.budget));
         } else {

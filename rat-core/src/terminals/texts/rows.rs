@@ -20,9 +20,25 @@ fn argument(from: u64, to: u64) -> String {
 }
 
 /// Added to the header of a cut answer: the read_window call showing exactly the rows it left
-/// out, `from` to `to` (numbered from the command's first row); `in_full`: the answer showed
+/// out, `left.0` to `left.1` (numbered from the command's first row), or, when they are over
+/// the read budget, the last of them that fit it (from `fits`); `in_full`: the answer showed
 /// only the end of the last row, and the call shows every row, that one whole.
-pub(crate) fn reach_rows(window: &str, from: u64, to: u64, in_full: bool) -> String {
+pub(crate) fn reach_rows(
+    window: &str,
+    left: (u64, u64),
+    fits: u64,
+    in_full: bool,
+    budget: &ReadBudget,
+) -> String {
+    let (from, to) = left;
+    if fits > from {
+        return format!(
+            "; read_window {window} with {} shows the last {} of the others, which fit the read \
+             budget ({budget})",
+            argument(fits, to),
+            to - fits + 1
+        );
+    }
     let shows = match (in_full, from == to) {
         (false, _) => "the others",
         (true, true) => "it in full",
@@ -52,13 +68,14 @@ pub(crate) struct RowsRead<'a> {
 /// The header of read_window's `output_rows` answer, before the rows: which rows of which
 /// command; `kept_from`: rows were asked before the first one kept, this one (the others went
 /// past the history's limit); `past_end`: rows were asked after the last; `cut`: the first
-/// rows asked, `cut.0` to `cut.1`, are over the read budget, and left out; `end_only`: the
+/// rows asked, `cut.0` to `cut.1`, are over the read budget, and left out, and those from
+/// `cut.2` on fit it; `end_only`: the
 /// last row alone is over the read budget, and only its end is shown.
 pub(crate) fn rows_read(
     read: RowsRead<'_>,
     kept_from: Option<u64>,
     past_end: bool,
-    cut: Option<(u64, u64, ReadBudget)>,
+    cut: Option<(u64, u64, u64, ReadBudget)>,
     end_only: Option<ReadBudget>,
 ) -> String {
     let RowsRead {
@@ -84,12 +101,17 @@ pub(crate) fn rows_read(
         let none = if ended { "none" } else { "none yet" };
         header.push_str(&format!("; there is {none} after row {last}"));
     }
-    if let Some((a, b, budget)) = cut {
+    if let Some((a, b, fits, budget)) = cut {
+        let shows = if fits > a {
+            format!("shows the last {} of them", b - fits + 1)
+        } else {
+            "shows them".to_string()
+        };
         header.push_str(&format!(
             "; {} are over the read budget ({budget}) and left out: read_window {window} with {} \
-             shows them",
+             {shows}",
             span(a, b),
-            argument(a, b)
+            argument(fits.max(a), b)
         ));
     }
     if let Some(budget) = end_only {

@@ -144,7 +144,16 @@ impl Terminals {
                     .collect(),
             )
         };
-        let cut = (shown_from > from).then(|| (from, shown_from - 1, budget));
+        let cut = (shown_from > from).then(|| {
+            let fits = crate::terminals::output::marked::fitting_from(
+                &lines,
+                first,
+                from,
+                shown_from - 1,
+                room,
+            );
+            (from, shown_from - 1, fits, budget)
+        });
         let header = texts::rows_read(
             RowsRead {
                 window,
