@@ -188,10 +188,8 @@ impl Terminals {
         }
         let lines: Vec<String> = windows.iter().map(|w| self.describe(w, now)).collect();
         text.push_str(&lines.join("\n"));
-        // A window whose shell ended goes once reported.
-        for w in windows.iter().filter(|w| w.ended.is_some()) {
-            self.close_ended(&w.name).await?;
-        }
+        // A window whose shell ended stays: its line names the wait that shows the rows it
+        // printed since the last answer, which then closes it.
         Ok(ToolResult::ok(text).with_log("windows", windows.len()))
     }
 

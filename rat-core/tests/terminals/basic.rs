@@ -1104,10 +1104,17 @@ async fn a_session_created_again_tells_why() {
             == "1"
     })
     .await;
-    let told = t.list_windows().await;
+    let listed = t.list_windows().await;
     assert_eq!(
-        redact_times(&told.text),
-        "main: ended Ns ago, exit status 0"
+        redact_times(&listed.text),
+        "main: ended Ns ago, exit status 0; wait_window main shows the rows it printed since the \
+         last answer and closes the window"
+    );
+    let waited = waited(&t, "main", 5).await;
+    assert_eq!(
+        redact_times(&waited.text),
+        "main: its bash ended Ns ago, exit status 0: the window is closed now (create_window \
+         makes a new one).\n[1 row printed]\nexit"
     );
     eventually("the session ended", || {
         !f.tmux(&["list-sessions", "-F", "#{session_name}"])

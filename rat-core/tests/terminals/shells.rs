@@ -164,7 +164,8 @@ async fn a_shell_that_ends_keeps_its_end_until_told() {
     ");
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: bash in ~, active Ns ago");
-    // set -e, then a failing command: list_windows tells it once, then it goes.
+    // set -e, then a failing command: list_windows reports the end and keeps the window, a
+    // later wait reports it with the rows, then the window goes.
     create(&f, "build").await;
     f.run("s", "build", "set -e").await;
     t.send_text(text("build", "ls /nonexistent-rat", true))
@@ -173,7 +174,18 @@ async fn a_shell_that_ends_keeps_its_end_until_told() {
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @r"
     (ok) main: bash in ~, active Ns ago
-    build: ended Ns ago, exit status 2
+    build: ended Ns ago, exit status 2; wait_window build shows the rows it printed since the last answer and closes the window
+    ");
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @r"
+    (ok) main: bash in ~, active Ns ago
+    build: ended Ns ago, exit status 2; wait_window build shows the rows it printed since the last answer and closes the window
+    ");
+    let later = waited(&t, "build", 5).await;
+    insta::assert_snapshot!(shown(&f, &later), @r"
+    (ok) build: its bash ended Ns ago, exit status 2: the window is closed now (create_window makes a new one).
+    [1 row printed]
+    ls: cannot access '/nonexistent-rat': No such file or directory
     ");
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: bash in ~, active Ns ago");

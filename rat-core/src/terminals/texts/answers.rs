@@ -325,9 +325,14 @@ pub(crate) fn window_ended(window: &str, how: &str) -> String {
     format!("{window}: its bash {how}: the window is closed now (create_window makes a new one).")
 }
 
-/// The line of list_windows of a window whose shell ended (`how` from [`shell_ended`]).
+/// The line of list_windows of a window whose shell ended (`how` from [`shell_ended`]): the
+/// window stays until a wait, an input or create_window of its name reports its end with its
+/// rows.
 pub(crate) fn line_ended(window: &str, how: &str) -> String {
-    format!("{window}: {how}")
+    format!(
+        "{window}: {how}; wait_window {window} shows the rows it printed since the last answer \
+         and closes the window"
+    )
 }
 
 /// An input to a window whose shell ended: nothing sent.

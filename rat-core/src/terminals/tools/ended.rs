@@ -1,7 +1,8 @@
 //! A window whose shell ended (`exit 3`, `set -e` then a failing command, Ctrl-D, killed):
 //! tmux keeps its pane, dead (`remain-on-exit`), with the shell's status or signal and the rows
-//! it printed, until an answer reported it once (a wait, an input, list_windows, create_window of
-//! that name): then the window is closed. `docs/design/prompts.md`, A shell that ends.
+//! it printed, until an answer reported it with its rows (a wait, an input, create_window of
+//! that name): then the window is closed. list_windows reports the end and keeps the window.
+//! `docs/design/prompts.md`, A shell that ends.
 
 use std::time::Duration;
 
