@@ -156,7 +156,8 @@ pub fn close_window_description() -> String {
 /// (`docs/design/terminals.md`, send_text: vim, once it asked for bracketed paste, inserts a paste
 /// as text in every mode; a line send_text types runs as a command).
 const FULL_SCREEN_COMMANDS: &str = "A full-screen program's command goes as one line by \
-     send_text, which types it (\":wq\" with enter true in vim, \"q\" in less), or as keys by \
+     send_text, which types it (\":wq\" with enter true in vim's normal mode: press Escape \
+     first, as typed text is inserted in insert mode; \"q\" in less), or as keys by \
      send_keys, one name per character (\":\", \"w\", \"q\", \"Enter\"); text of several lines \
      is pasted, which vim inserts as text in any mode.";
 
