@@ -232,6 +232,23 @@ impl Transcript {
     }
 
     fn mark(&mut self, mark: Mark) {
+        // A mark of a shell started inside an open command (`bash` typed in a window), after
+        // that shell's first prompt: what the open command printed until now is that shell's
+        // prompts and its commands' rows, each reported by the answers about those commands;
+        // the open command's own rows start here (`exit` typed in it, bash's `exit` after it).
+        // Its prompt line is not the open command's either, until it runs a command.
+        let (Mark::Prompt(id) | Mark::Output(id) | Mark::End(id, _)) = mark;
+        let started = self.prompts.contains_key(&id.shell);
+        for command in self.open.iter_mut().filter(|c| c.id.shell != id.shell) {
+            if let Some(render) = &mut command.render {
+                if started {
+                    render.skip_to_cursor();
+                }
+                if matches!(mark, Mark::Prompt(_)) {
+                    render.hold_from_cursor();
+                }
+            }
+        }
         // The command an input was typed into ended: its echo, if any is still to come, is the
         // line editor's, outside any command's frame. (An output mark keeps them: text typed
         // just after a command line was read is echoed by the terminal in that command's frame.)

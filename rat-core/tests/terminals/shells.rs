@@ -434,3 +434,35 @@ async fn the_first_command_of_a_new_window() {
     $
     ");
 }
+
+/// A nested bash that exits: the answer about the outer command (`bash`) shows what it printed
+/// after the inner shell's last command (bash's `exit`), not the inner shell's prompts and
+/// rows again, which the answers about its commands showed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nested_shell_that_exits_shows_no_row_twice() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    let mut out = Vec::new();
+    for line in ["bash", "echo inner-one", "ls /nonexistent-rat", "exit 4"] {
+        let sent = t.send_text(run_text("main", line, 20)).await;
+        let shown = shown(&f, &sent);
+        let shown = match shown.split_once("(process ") {
+            Some((a, b)) => format!("{a}(process PID{}", &b[b.find(')').unwrap_or(0)..]),
+            None => shown,
+        };
+        out.push(format!("{line} -> {shown}"));
+    }
+    insta::assert_snapshot!(out.join("\n"), @r"
+    bash -> (ok) main: a bash started inside this one (process PID) is at its prompt, ready for input; waits tell its commands as the outer shell's.
+    Nothing printed.
+    echo inner-one -> (ok) main: the command finished Ns ago, exit status 0.
+    [1 row printed]
+    inner-one
+    ls /nonexistent-rat -> (ok) main: the command finished Ns ago, exit status 2.
+    [1 row printed]
+    ls: cannot access '/nonexistent-rat': No such file or directory
+    exit 4 -> (ok) main: the command finished Ns ago, exit status 4.
+    [1 row printed since the last answer]
+    exit
+    ");
+}

@@ -75,11 +75,37 @@ impl Terminals {
         finished: bool,
         input: Option<u64>,
     ) -> Result<String, TmuxFailure> {
+        self.with_output_then(window, w, text, (finished, false), input)
+            .await
+    }
+
+    /// [`Terminals::with_output`] of a command that runs a shell now at its prompt (a bash
+    /// started inside, which rat knows is at its prompt): the line the cursor is on is that
+    /// prompt, not a row the command printed.
+    pub(super) async fn with_output_at_prompt(
+        &self,
+        window: &str,
+        w: &WindowDescription,
+        text: String,
+        input: Option<u64>,
+    ) -> Result<String, TmuxFailure> {
+        self.with_output_then(window, w, text, (false, true), input)
+            .await
+    }
+
+    async fn with_output_then(
+        &self,
+        window: &str,
+        w: &WindowDescription,
+        text: String,
+        (finished, at_prompt): (bool, bool),
+        input: Option<u64>,
+    ) -> Result<String, TmuxFailure> {
         let pane = w.pane;
         // Before the rows are masked: a variable set by the command is known.
         self.learn_secrets(pane, w.pane_pid);
         match self
-            .marked_output(window, pane, &text, finished, input)
+            .marked_output(window, pane, &text, (finished, at_prompt), input)
             .await?
         {
             Marked::Answer(answer) => Ok(answer),
@@ -102,7 +128,7 @@ impl Terminals {
         window: &str,
         pane: u32,
         text: &str,
-        finished: bool,
+        (finished, at_prompt): (bool, bool),
         input: Option<u64>,
     ) -> Result<Marked, TmuxFailure> {
         let live = self.inner().current_server();
@@ -222,6 +248,12 @@ impl Terminals {
                 "{head}\n{}",
                 texts::FULL_SCREEN_HOLDS
             )));
+        }
+        if at_prompt && rows.whole < rows.lines.len() {
+            rows.rows = rows
+                .rows
+                .saturating_sub((rows.lines.len() - rows.whole) as u64);
+            rows.lines.truncate(rows.whole);
         }
         let vault = self.vault();
         marked::mask(&mut rows, vault.as_deref());

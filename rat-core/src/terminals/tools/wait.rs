@@ -163,7 +163,7 @@ impl Terminals {
             {
                 let text = texts::inner_bash_at_prompt(window, pid);
                 return Ok(ToolResult::ok(
-                    self.with_output(window, &w, text, false, input).await?,
+                    self.with_output_at_prompt(window, &w, text, input).await?,
                 ));
             }
             let pane = w.pane;

@@ -78,6 +78,10 @@ pub struct Render {
     /// The line the cursor was on when reported last (reported again as it grows): its first row's
     /// number and its text. Reported again unchanged, it is left out.
     partial: Option<(u64, String)>,
+    /// The first row of a prompt line of a shell started inside this command: that row and
+    /// those after it are not this command's until that shell runs a command (see
+    /// [`Render::hold_from_cursor`]).
+    held: Option<u64>,
 }
 
 /// The rows of a command not yet reported, joined into lines.
@@ -117,6 +121,7 @@ impl Render {
             gone: 0,
             answered: false,
             partial: None,
+            held: None,
         }
     }
 
@@ -206,6 +211,44 @@ impl Render {
         (rows, usize::from(cursor_row))
     }
 
+    /// Takes the rows above the cursor's line as reported: they are a shell's started inside
+    /// this command (its prompts, its commands' rows, which the answers about those commands
+    /// report), not this command's own.
+    pub fn skip_to_cursor(&mut self) {
+        let cursor_line = self.cursor_line();
+        self.held = None;
+        if cursor_line > self.reported {
+            self.reported = cursor_line;
+            self.answered = true;
+            self.partial = None;
+        }
+    }
+
+    /// A shell started inside this command prints its prompt from the cursor's line on: that
+    /// line and those after it are not shown as this command's until [`Render::skip_to_cursor`]
+    /// (the shell's next command).
+    pub fn hold_from_cursor(&mut self) {
+        if self.held.is_none() {
+            self.held = Some(self.cursor_line());
+        }
+    }
+
+    /// The number of the first row of the line the cursor is on.
+    fn cursor_line(&self) -> u64 {
+        let start = self.screen_start();
+        let (screen, cursor_row) = self.screen_rows();
+        let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
+        let mut cursor_line = start + cursor_row as u64;
+        while cursor_line > start
+            && all
+                .get((cursor_line - 1 - self.dropped) as usize)
+                .is_some_and(|r| r.wrapped)
+        {
+            cursor_line -= 1;
+        }
+        cursor_line
+    }
+
     /// The rows not yet reported, as lines; `report` marks them reported: all of them when the command
     /// ended, else all but the line the cursor is on (reported again next time, as it grows).
     pub fn lines(&mut self, report: bool, ended: bool) -> Lines {
@@ -223,7 +266,7 @@ impl Render {
         {
             cursor_line -= 1;
         }
-        let end = self.dropped + all.len() as u64;
+        let end = (self.dropped + all.len() as u64).min(self.held.unwrap_or(u64::MAX));
         let whole_end = if ended { end } else { cursor_line.min(end) };
         let mut out = Lines {
             gone: self.gone,
@@ -236,6 +279,9 @@ impl Render {
         let mut spans: Vec<(u64, u64)> = Vec::new();
         for (i, row) in all.iter().enumerate().skip(skip) {
             let number = self.dropped + i as u64;
+            if number >= end {
+                break;
+            }
             if !open {
                 if number == whole_end {
                     out.whole = out.lines.len();
@@ -248,7 +294,7 @@ impl Render {
             if let Some(span) = spans.last_mut() {
                 span.1 += 1;
             }
-            if !row.wrapped || i + 1 == all.len() {
+            if !row.wrapped || i + 1 == all.len() || number + 1 == end {
                 line.truncate(line.trim_end().len());
                 out.lines.push(std::mem::take(&mut line));
                 open = false;

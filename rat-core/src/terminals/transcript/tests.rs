@@ -311,8 +311,32 @@ fn a_nested_shell_s_commands_are_its_own() {
         }
         other => panic!("{other:?}"),
     }
-    // The outer command (`bash`) still runs; its rows are the inner shell's screen.
-    assert_eq!(lines(&mut t, 1), (strings(&["$ false", "oops", "$"]), None));
+    // The outer command (`bash`) still runs; the inner shell's prompts and its commands' rows
+    // are not its rows.
+    assert_eq!(lines(&mut t, 1), (Vec::new(), None));
+}
+
+#[test]
+fn a_nested_shell_that_exits_leaves_the_outer_command_only_its_own_rows() {
+    // `bash`, a command in it, then `exit`: the outer command's rows are bash's `exit`, not
+    // the inner shell's prompts and rows again (reported by the answers about them).
+    let mut t = Transcript::new(80, 24);
+    let inner = |kind: &str, k: u64| format!("\x1b]133;{kind};rat=77:{k}\x1b\\");
+    t.feed(
+        format!(
+            "{}$ bash\r\n{}welcome\r\n{}$ echo in\r\n{}in\r\n\x1b]133;D;0;rat=77:1\x1b\\{}$ exit\r\n{}exit\r\n{}{}$ ",
+            a(1),
+            c(1),
+            inner("A", 1),
+            inner("C", 1),
+            inner("A", 2),
+            inner("C", 2),
+            d(1, 0),
+            a(2)
+        )
+        .as_bytes(),
+    );
+    assert_eq!(lines(&mut t, 1), (strings(&["exit"]), Some(Some(0))));
 }
 
 #[test]
