@@ -128,6 +128,18 @@ impl Terminals {
                     // Where statuses are lost, a status would stand here: say so, once.
                     line.push_str(texts::LINE_STATUS_NOT_RECORDED);
                 }
+                // An input no prompt answered yet, bash in the foreground: said, as bash
+                // alone there reads as an idle shell (a loop or a pipeline may be running in it).
+                Some(_) if w.command == "bash" => {
+                    if let Some(input) = w.input {
+                        let state = self.inner().current_server().prompts.pane(w.pane);
+                        if state.open.is_some() {
+                            line.push_str(texts::LINE_TEXT_WAITS);
+                        } else {
+                            line.push_str(&texts::line_no_prompt_since(&ago(now - input as i64)));
+                        }
+                    }
+                }
                 Some(_) => {}
             }
         }

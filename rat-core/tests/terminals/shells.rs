@@ -466,3 +466,30 @@ async fn a_nested_shell_that_exits_shows_no_row_twice() {
     exit
     ");
 }
+
+/// list_windows tells a bash running a command of its own (a loop, a pipeline's subshells:
+/// bash in the foreground all the same) from an idle one: no prompt since the last input; and
+/// a line typed without Enter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_windows_tells_a_running_loop_from_an_idle_shell() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    f.ready("s", "main").await;
+    t.send_text(run_text(
+        "main",
+        "for i in 1 2 3 4 5 6; do sleep 1; done | cat",
+        0,
+    ))
+    .await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, no prompt since the last input (Ns ago)");
+    let done = waited(&t, "main", 20).await;
+    assert!(
+        done.text.starts_with("main: the command finished"),
+        "{}",
+        done.text
+    );
+    t.send_text(text("main", "echo typed", false)).await;
+    let list = t.list_windows().await;
+    insta::assert_snapshot!(shown(&f, &list), @"(ok) main: bash in ~, active Ns ago, a line typed without Enter waits on its command line (send_keys Enter runs it)");
+}

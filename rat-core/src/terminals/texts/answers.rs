@@ -23,6 +23,17 @@ pub(crate) fn last_status_unknown(age: &str) -> String {
     )
 }
 
+/// Added to the line of a window whose bash has shown no prompt since the last input, `age`
+/// ago: a command started by it may run in bash itself (a loop, a pipeline's subshells), so
+/// `bash` in the foreground does not say it is idle.
+pub(crate) fn line_no_prompt_since(age: &str) -> String {
+    format!(", no prompt since the last input ({age} ago)")
+}
+
+/// Added to the line of a window whose bash holds a line typed without Enter.
+pub(crate) const LINE_TEXT_WAITS: &str =
+    ", a line typed without Enter waits on its command line (send_keys Enter runs it)";
+
 /// Added to a finished window's line, once, where the startup check found statuses lost.
 pub(crate) const LINE_STATUS_NOT_RECORDED: &str = ", exit status not recorded in these terminals";
 
