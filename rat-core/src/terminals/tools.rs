@@ -107,7 +107,11 @@ impl Terminals {
             match &w.prompt {
                 // An input sent before the first prompt: its command runs (bash reads it at
                 // that prompt, which the hook does not record while the line waits).
-                None if w.input.is_none() => line.push_str(texts::NO_PROMPT_YET),
+                // A window made outside rat (tmux new-window running another program) has
+                // no prompt to wait for.
+                None if w.input.is_none() && w.command == "bash" => {
+                    line.push_str(texts::NO_PROMPT_YET)
+                }
                 None => {}
                 Some(prompt) if check.reports_statuses() && w.finished() => {
                     let age = ago(age_of(prompt.exit_time));

@@ -216,7 +216,7 @@ pub fn file_limit(max_connections: usize, bound: usize) -> usize {
             file_limit = soft,
             max_connections,
             max_handshaking,
-            "the open file limit holds {max_handshaking} connections in their TLS handshake once --max-connections and ratd's own files are counted, fewer than {bound} ({needed} in all): beyond, the oldest is closed"
+            "at most {max_handshaking} connections wait in their TLS handshake at once, the most the open file limit leaves after --max-connections and ratd's own files (a limit of {needed} would leave {bound}); past that, the oldest waiting is closed"
         );
     }
     max_handshaking
