@@ -237,3 +237,38 @@ async fn two_clients_racing_on_a_window_each_hear_of_their_own_command() {
         format!("{DONE}\n[1 row printed]\nalice2-out")
     );
 }
+
+/// A REPL's prompt (`>>>`) is where it waits for input, not a row it printed: after a line
+/// run, after Enter alone, and after C-d ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_s_prompt_is_not_a_printed_row() {
+    let f = start_ready().await;
+    let t = f.controller.session("s");
+    f.ready("s", "main").await;
+    let mut out = Vec::new();
+    for (what, result) in [
+        (
+            "python3 -q",
+            t.send_text(run_text("main", "python3 -q", 5)).await,
+        ),
+        ("1+1", t.send_text(run_text("main", "1+1", 5)).await),
+        ("Enter", t.send_text(run_text("main", "", 5)).await),
+    ] {
+        out.push(format!("{what} -> {}", f.redact(&result.text)));
+    }
+    t.send_keys(keys("main", &["C-d"])).await;
+    let ended = waited(&t, "main", 10).await;
+    out.push(format!("C-d -> {}", f.redact(&ended.text)));
+    insta::assert_snapshot!(out.join("\n"), @r"
+    python3 -q -> main: still running, Ns since your last input, python3 in the foreground. Waits cannot see the prompts of what runs inside python3; read_window shows them. The line its cursor is on, likely its prompt: >>>
+    Nothing printed.
+    1+1 -> main: still running, Ns since your last input, python3 in the foreground. Waits cannot see the prompts of what runs inside python3; read_window shows them. The line its cursor is on, likely its prompt: >>>
+    [2 rows printed since the last answer]
+    >>> 1+1
+    2
+    Enter -> main: still running, Ns since your last input, python3 in the foreground. Waits cannot see the prompts of what runs inside python3; read_window shows them. The line its cursor is on, likely its prompt: >>>
+    Nothing printed since the last answer.
+    C-d -> main: the command finished Ns ago, exit status 0.
+    Nothing printed since the last answer.
+    ");
+}

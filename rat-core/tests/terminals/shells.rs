@@ -405,8 +405,11 @@ async fn nested_answers(f: &Fixture, t: &rat_core::terminals::Terminals) -> Stri
 async fn prompts_beyond_the_hook_are_said() {
     let f = start_ready().await;
     let t = f.controller.session("s");
-    let inner = t.send_text(run_text("main", "sh", 1)).await;
-    insta::assert_snapshot!(shown(&f, &inner).lines().next().unwrap_or(""), @r"(ok) main: still running, Ns since your last input, sh in the foreground. Waits cannot see the prompts of what runs inside sh; read_window shows them.");
+    let inner = t.send_text(run_text("main", "PS1='sh> ' sh", 1)).await;
+    insta::assert_snapshot!(shown(&f, &inner), @r"
+    (ok) main: still running, Ns since your last input, sh in the foreground. Waits cannot see the prompts of what runs inside sh; read_window shows them. The line its cursor is on, likely its prompt: sh>
+    Nothing printed.
+    ");
     let list = t.list_windows().await;
     insta::assert_snapshot!(shown(&f, &list), @r"(ok) main: sh in ~, active Ns ago, waits cannot see the prompts inside it (read_window shows them)");
 }

@@ -419,6 +419,12 @@ pub(crate) fn prompts_inside(command: &str) -> String {
     format!(" Waits cannot see the prompts of what runs inside {command}; read_window shows them.")
 }
 
+/// Added to an answer about a program with prompts of its own (a REPL, su, ssh) still
+/// running: the line its cursor is on, left out of the rows printed.
+pub(crate) fn likely_prompt(line: &str) -> String {
+    format!(" The line its cursor is on, likely its prompt: {line}")
+}
+
 /// Added to the line of a window whose foreground program shows prompts of its own.
 pub(crate) const LINE_PROMPTS_INSIDE: &str =
     ", waits cannot see the prompts inside it (read_window shows them)";

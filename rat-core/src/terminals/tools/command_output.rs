@@ -15,7 +15,7 @@ use crate::terminals::transcript::{Follow, Lines, MarkId, Report, Transcript};
 use crate::terminals::window::WindowDescription;
 use output::Probe;
 
-use crate::terminals::{output, prompts};
+use crate::terminals::{foreground, output, prompts};
 
 use super::Terminals;
 
@@ -61,6 +61,17 @@ enum Marked {
     Screen,
 }
 
+/// What the line the cursor is on is, for an answer about a command still running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CursorLine {
+    /// A row the command printed, maybe still growing.
+    Output,
+    /// A prompt rat knows of (a bash started inside, at its prompt): left out.
+    Prompt,
+    /// Likely a prompt (a program with prompts of its own runs): left out, named as such.
+    LikelyPrompt,
+}
+
 impl Terminals {
     /// `text` (a wait's answer) followed by what input `input`'s command printed (the last
     /// input when `None`), on lines of its own; `finished`: bash is back at its prompt. The
@@ -75,13 +86,19 @@ impl Terminals {
         finished: bool,
         input: Option<u64>,
     ) -> Result<String, TmuxFailure> {
-        self.with_output_then(window, w, text, (finished, false), input)
+        // A program with prompts of its own (a REPL, su, ssh) shows its prompt on the
+        // cursor's line while it waits: not a row it printed.
+        let cursor = if !finished && foreground::runs_its_own_prompts(&w.command) {
+            CursorLine::LikelyPrompt
+        } else {
+            CursorLine::Output
+        };
+        self.with_output_then(window, w, text, (finished, cursor), input)
             .await
     }
 
-    /// [`Terminals::with_output`] of a command that runs a shell now at its prompt (a bash
-    /// started inside, which rat knows is at its prompt): the line the cursor is on is that
-    /// prompt, not a row the command printed.
+    /// [`Terminals::with_output`] of a command that runs a bash started inside, known to be at
+    /// its prompt: the line the cursor is on is that prompt, not a row the command printed.
     pub(super) async fn with_output_at_prompt(
         &self,
         window: &str,
@@ -89,7 +106,7 @@ impl Terminals {
         text: String,
         input: Option<u64>,
     ) -> Result<String, TmuxFailure> {
-        self.with_output_then(window, w, text, (false, true), input)
+        self.with_output_then(window, w, text, (false, CursorLine::Prompt), input)
             .await
     }
 
@@ -98,14 +115,14 @@ impl Terminals {
         window: &str,
         w: &WindowDescription,
         text: String,
-        (finished, at_prompt): (bool, bool),
+        (finished, cursor): (bool, CursorLine),
         input: Option<u64>,
     ) -> Result<String, TmuxFailure> {
         let pane = w.pane;
         // Before the rows are masked: a variable set by the command is known.
         self.learn_secrets(pane, w.pane_pid);
         match self
-            .marked_output(window, pane, &text, (finished, at_prompt), input)
+            .marked_output(window, pane, &text, (finished, cursor), input)
             .await?
         {
             Marked::Answer(answer) => Ok(answer),
@@ -128,7 +145,7 @@ impl Terminals {
         window: &str,
         pane: u32,
         text: &str,
-        (finished, at_prompt): (bool, bool),
+        (finished, cursor): (bool, CursorLine),
         input: Option<u64>,
     ) -> Result<Marked, TmuxFailure> {
         let live = self.inner().current_server();
@@ -249,13 +266,20 @@ impl Terminals {
                 texts::FULL_SCREEN_HOLDS
             )));
         }
-        if at_prompt && rows.whole < rows.lines.len() {
+        let vault = self.vault();
+        if cursor != CursorLine::Output && rows.whole < rows.lines.len() {
+            if cursor == CursorLine::LikelyPrompt
+                && let Some(line) = rows.lines.last().filter(|l| !l.is_empty())
+            {
+                let masked =
+                    crate::secrets::mask_rows(vault.as_deref(), vec![line.as_str().into()], true);
+                head.push_str(&texts::likely_prompt(&masked.concat()));
+            }
             rows.rows = rows
                 .rows
                 .saturating_sub((rows.lines.len() - rows.whole) as u64);
             rows.lines.truncate(rows.whole);
         }
-        let vault = self.vault();
         marked::mask(&mut rows, vault.as_deref());
         let place = if marked::cut(&rows) {
             let target = self.target(window);
