@@ -2,7 +2,7 @@
 //! agents send: quick and slow commands, bash scripts, pipelines with failures, jobs started in
 //! the background, Enter alone, text typed while a command runs, C-c, commands sent back to
 //! back with no wait, two clients on one window, shells that end (`exit k`, `set -e` then a
-//! failure), jobs stopped with C-z, a bash started inside the window's. Every `wait_window` and
+//! failure), jobs stopped with C-z, a bash started inside the window's, `clear`. Every `wait_window` and
 //! `list_windows` answer is checked.
 //!
 //! Ground truth comes from the shell: the test's `~/.bash_profile` puts a recorder of its own
@@ -68,12 +68,15 @@ enum Step {
     Stopped,
     /// `bash`, then `(exit k)` in it, then `exit`: the outer shell tells k.
     Nested(i32),
+    /// `clear`, a row, then `(exit k)`: the screen cleared changes no status.
+    Cleared(i32),
 }
 
 impl Step {
     fn pick(rng: &mut Rng) -> Step {
         let status = |rng: &mut Rng| [0, 1, 2, 3, 5, 7, 42, 127][rng.below(8) as usize];
-        match rng.below(23) {
+        match rng.below(24) {
+            23 => Step::Cleared(status(rng)),
             20 => {
                 let k = status(rng);
                 let errexit = rng.below(2) == 0;
@@ -215,6 +218,7 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                 Step::Nested(_) => 1,
                 Step::Stopped => 2,
                 Step::Quick(_)
+                | Step::Cleared(_)
                 | Step::Pipeline(_)
                 | Step::Script(_)
                 | Step::Background
@@ -233,6 +237,11 @@ async fn every_wait_and_list_tells_the_truth_over_random_sequences() {
                     t.send_text(send("main", &format!("false | (exit {k})")))
                         .await;
                     Some(vec![1, *k])
+                }
+                Step::Cleared(k) => {
+                    t.send_text(send("main", &format!("clear; echo cleared; (exit {k})")))
+                        .await;
+                    Some(vec![*k])
                 }
                 Step::Script(k) => {
                     t.send_text(send("main", &format!("bash ~/s.sh {k}"))).await;
