@@ -235,37 +235,34 @@ impl Render {
 
     /// The number of the first row of the line the cursor is on.
     fn cursor_line(&self) -> u64 {
-        let start = self.screen_start();
         let (screen, cursor_row) = self.screen_rows();
         let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
-        let mut cursor_line = start + cursor_row as u64;
-        while cursor_line > start
+        self.line_start(&all, cursor_row)
+    }
+
+    /// The number of the first row of the line holding screen row `row`, `all` the rows kept:
+    /// the first of the wrapped rows above it.
+    fn line_start(&self, all: &[&Row], row: usize) -> u64 {
+        let start = self.screen_start();
+        let mut line = start + row as u64;
+        while line > start
             && all
-                .get((cursor_line - 1 - self.dropped) as usize)
+                .get((line - 1 - self.dropped) as usize)
                 .is_some_and(|r| r.wrapped)
         {
-            cursor_line -= 1;
+            line -= 1;
         }
-        cursor_line
+        line
     }
 
     /// The rows not yet reported, as lines; `report` marks them reported: all of them when the command
     /// ended, else all but the line the cursor is on (reported again next time, as it grows).
     pub fn lines(&mut self, report: bool, ended: bool) -> Lines {
-        let start = self.screen_start();
         let (screen, cursor_row) = self.screen_rows();
         let first = self.reported.max(self.dropped);
         let skip = (first - self.dropped) as usize;
         let all: Vec<&Row> = self.history.iter().chain(screen.iter()).collect();
-        // The cursor's line starts at the first row of the wrapped rows above the cursor.
-        let mut cursor_line = start + cursor_row as u64;
-        while cursor_line > start
-            && all
-                .get((cursor_line - 1 - self.dropped) as usize)
-                .is_some_and(|r| r.wrapped)
-        {
-            cursor_line -= 1;
-        }
+        let cursor_line = self.line_start(&all, cursor_row);
         let end = (self.dropped + all.len() as u64).min(self.held.unwrap_or(u64::MAX));
         let whole_end = if ended { end } else { cursor_line.min(end) };
         let mut out = Lines {
