@@ -13,13 +13,6 @@ async fn ran(f: &Fixture, line: &str, seconds: u32) -> String {
     f.redact(&t.send_text(run_text("main", line, seconds)).await.text)
 }
 
-fn numbers(from: u32, to: u32) -> String {
-    (from..=to)
-        .map(|n| n.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[tokio::test]
 async fn a_clear_before_the_rows_leaves_all_of_them() {
     // `clear; seq 100` told all 100 rows, none "gone", the call reaching the

@@ -6,13 +6,6 @@ use rat_core::result::Outcome;
 
 const DONE: &str = "main: the command finished Ns ago, exit status 0.";
 
-fn numbers(from: u32, to: u32) -> String {
-    (from..=to)
-        .map(|n| n.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[tokio::test]
 async fn the_hint_names_exactly_the_rows_left_out_and_reads_them() {
     let f = start_ready().await;

@@ -336,3 +336,11 @@ impl Fixture {
         panic!("the screen never showed what was expected; last read:\n{last}");
     }
 }
+
+/// The numbers `from` to `to`, one a line: what `seq FROM TO` prints.
+pub fn numbers(from: u32, to: u32) -> String {
+    (from..=to)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
