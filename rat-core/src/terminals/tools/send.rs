@@ -226,7 +226,12 @@ impl Terminals {
         // A program (not bash) in the foreground: one line is typed as keys, so that it runs
         // as a command (`:wq` in vim, `q` in less) where a paste would be inserted as text;
         // anything else is pasted, as to bash.
-        let program = foreground::program_in_foreground(pane_pid);
+        // At its prompt, bash reads the line itself: no program to look for in /proc.
+        let program = if turn.at_prompt() {
+            None
+        } else {
+            foreground::program_in_foreground(pane_pid)
+        };
         let typed = program.is_some() && types_as_keys(&input.text);
         // The program's bracketed-paste mode as its bytes show it before the paste: what tmux
         // brackets the paste by.
@@ -262,12 +267,10 @@ impl Terminals {
         } else {
             LineEdit::Types
         };
-        let sent = sent.map(|outputs| {
-            mark(&turn, &outputs, &input.text, edit);
-            probe_of(&outputs).is_some_and(|p| p.alternate)
-        });
-        let full_screen = *sent.as_ref().unwrap_or(&false);
-        let sent = sent.map(drop);
+        let full_screen = sent
+            .as_ref()
+            .is_ok_and(|outputs| probe_of(outputs).is_some_and(|p| p.alternate));
+        let sent = sent.map(|outputs| mark(&turn, &outputs, &input.text, edit));
         let number = turn.number();
         let look = texts::look_text(window);
         let result = self
