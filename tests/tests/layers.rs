@@ -1,8 +1,10 @@
 //! The layers inside each crate, as docs/ARCHITECTURE.md declares them ("Layers inside the
 //! crates"), checked against the code: every `crate::MODULE` a source file names (in a `use` or
 //! a path, outside comments) must be in the file's own layer or one below it, the modules of a
-//! crate must import each other without a circle, and no source file under a crate's `src/` may
-//! be longer than 600 lines. Fails naming the file and the import, so that an arrow pointing up
+//! crate must import each other without a circle, at the top and inside every module (the
+//! children of one module, each with what is under it, import each other without a circle: a
+//! module and its own children may name each other), and no source file under a crate's `src/`
+//! may be longer than 600 lines. Fails naming the file and the import, so that an arrow pointing up
 //! is found where it is written.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -277,6 +279,223 @@ fn every_import_points_down_and_no_module_circle() {
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
 
+/// The module path of a source file: `["client", "tasks"]` for `src/client/tasks.rs` or
+/// `src/client/tasks/mod.rs`, empty for the crate's root.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if path.last().is_some_and(|l| l == "mod") {
+        path.pop();
+    }
+    if path.len() == 1 && (path[0] == "lib" || path[0] == "main") {
+        path.clear();
+    }
+    path
+}
+
+/// The paths of the `use` trees in `code`, each expanded: `use a::{b::C, d as e};` gives
+/// `a::b::C` and `a::d`.
+fn use_paths(code: &str) -> Vec<Vec<String>> {
+    uses(code).into_iter().map(|(_, path)| path).collect()
+}
+
+/// [`use_paths`], each with whether its `use` is public (`pub`, `pub(crate)`, ...): a
+/// re-export.
+fn uses(code: &str) -> Vec<(bool, Vec<String>)> {
+    fn expand(tree: &str) -> Vec<Vec<String>> {
+        let tree = tree.trim();
+        if let Some(open) = tree.find('{').filter(|_| tree.ends_with('}')) {
+            let prefix: Vec<String> = segments(&tree[..open]);
+            let inner = &tree[open + 1..tree.len() - 1];
+            let mut items = vec![String::new()];
+            let mut depth = 0usize;
+            for c in inner.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(String::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                items.last_mut().expect("one item at least").push(c);
+            }
+            let mut out = Vec::new();
+            for item in items.iter().filter(|i| !i.trim().is_empty()) {
+                for tail in expand(item) {
+                    out.push(prefix.iter().cloned().chain(tail).collect());
+                }
+            }
+            return out;
+        }
+        let plain = tree.split(" as ").next().unwrap_or(tree);
+        vec![segments(plain)]
+    }
+    fn segments(path: &str) -> Vec<String> {
+        path.split("::")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("use ") {
+        let start = from + at;
+        from = start + "use ".len();
+        let before = start.checked_sub(1).map(|i| bytes[i]);
+        if before.is_some_and(|b| b == b'_' || b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let Some(end) = code[from..].find(';') else {
+            break;
+        };
+        let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
+        let public = code[line_start..start].trim_start().starts_with("pub");
+        out.extend(
+            expand(&code[from..from + end])
+                .into_iter()
+                .map(|path| (public, path)),
+        );
+    }
+    out
+}
+
+/// The paths in `code` that start at `crate::`, `super::` or `self::`, in a `use` or inline;
+/// other paths name a module's own children or another crate.
+fn rooted_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = use_paths(code)
+        .into_iter()
+        .filter(|p| {
+            p.first()
+                .is_some_and(|f| ["crate", "super", "self"].contains(&f.as_str()))
+        })
+        .collect();
+    let bytes = code.as_bytes();
+    for root in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(root) {
+            let start = from + at;
+            from = start + root.len();
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            if before
+                .is_some_and(|b| b == b'$' || b == b'_' || b == b':' || b.is_ascii_alphanumeric())
+            {
+                continue;
+            }
+            let path: String = code[start..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            out.push(
+                path.split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// `path` as written in the module `at`, from the crate's root (`super::x` in `a::b` is `a::x`).
+fn absolute(at: &[String], path: &[String]) -> Vec<String> {
+    match path.first().map(String::as_str) {
+        Some("crate") => path[1..].to_vec(),
+        Some("self") => at.iter().chain(&path[1..]).cloned().collect(),
+        Some("super") => {
+            let ups = path.iter().take_while(|s| *s == "super").count();
+            let kept = at.len().saturating_sub(ups);
+            at[..kept].iter().chain(&path[ups..]).cloned().collect()
+        }
+        _ => at.iter().chain(path).cloned().collect(),
+    }
+}
+
+#[test]
+fn no_circle_inside_any_module() {
+    let mut wrong = Vec::new();
+    for name in crates() {
+        let src = root().join(&name).join("src");
+        let files: BTreeMap<Vec<String>, String> = sources(&src)
+            .into_iter()
+            .map(|f| {
+                let text = code(&std::fs::read_to_string(&f).unwrap());
+                (module_path(&src, &f), text)
+            })
+            .collect();
+        // What each module re-exports: (module, name) to the module the name comes from.
+        let mut reexports: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
+        let module_of = |path: &[String]| -> Option<Vec<String>> {
+            (0..=path.len())
+                .rev()
+                .map(|n| path[..n].to_vec())
+                .find(|m| files.contains_key(m))
+        };
+        for (module, text) in &files {
+            for (_, path) in uses(text).into_iter().filter(|(public, _)| *public) {
+                let full = absolute(module, &path);
+                if let (Some(last), Some(from)) = (full.last(), module_of(&full))
+                    && &from != module
+                {
+                    reexports.insert((module.clone(), last.clone()), from);
+                }
+            }
+        }
+        let resolve = |full: &[String]| -> Option<Vec<String>> {
+            let mut module = module_of(full)?;
+            // One hop through a re-export: `super::Terminals` is `tools`' when the parent
+            // re-exports it from there.
+            if let Some(next) = full.get(module.len())
+                && let Some(from) = reexports.get(&(module.clone(), next.clone()))
+            {
+                module = from.clone();
+            }
+            Some(module)
+        };
+        // Per module, the import graph of its children.
+        let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+        for (module, text) in &files {
+            for path in rooted_paths(text) {
+                let Some(target) = resolve(&absolute(module, &path)) else {
+                    continue;
+                };
+                let common = module
+                    .iter()
+                    .zip(&target)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                if common < module.len() && common < target.len() {
+                    graphs
+                        .entry(module[..common].to_vec())
+                        .or_default()
+                        .entry(module[common].clone())
+                        .or_default()
+                        .insert(target[common].clone());
+                }
+            }
+        }
+        for (parent, graph) in &graphs {
+            if let Some(found) = circle(graph) {
+                let inside = match parent.is_empty() {
+                    true => "the crate's root".to_string(),
+                    false => format!("`{}`", parent.join("::")),
+                };
+                wrong.push(format!(
+                    "crate {name}: the modules inside {inside} import each other in a circle: {}",
+                    found.join(" -> ")
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
 #[test]
 fn no_source_file_is_longer_than_600_lines() {
     let mut long = Vec::new();
@@ -311,4 +530,22 @@ fn the_import_reader_sees_every_form() {
     ]
     .into();
     assert_eq!(circle(&graph).unwrap(), ["a", "b", "a"]);
+    assert_eq!(
+        use_paths("use super::{a::B, c as d};\npub(crate) use crate::e::{f::{G, H}};"),
+        [
+            vec!["super", "a", "B"],
+            vec!["super", "c"],
+            vec!["crate", "e", "f", "G"],
+            vec!["crate", "e", "f", "H"],
+        ]
+    );
+    assert_eq!(
+        rooted_paths("let x = super::super::a::f(); use b::C;"),
+        [vec!["super", "super", "a", "f"]]
+    );
+    let at = ["x".to_string(), "y".to_string()];
+    let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(absolute(&at, &path("super::z::W")), ["x", "z", "W"]);
+    assert_eq!(absolute(&at, &path("self::z")), ["x", "y", "z"]);
+    assert_eq!(absolute(&at, &path("crate::q")), ["q"]);
 }

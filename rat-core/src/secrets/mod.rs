@@ -8,7 +8,8 @@
 //!   first), [`Vault::mask`] and [`Vault::restore`].
 //! - `rules`: what counts as a secret, each rule with its source; `scan`: one pass of an
 //!   Aho-Corasick automaton over the text for the rules' keywords, each found checked where it
-//!   stands: no regex, and no allocation for text with nothing to mask.
+//!   stands: no regex, and no allocation for text with nothing to mask; `text`: what both
+//!   share (the text as a rule reads it, and what a rule finds).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -23,9 +24,11 @@ mod scan;
 pub mod synthetic;
 #[cfg(test)]
 mod tests;
+mod text;
 
-pub use scan::How;
-use scan::{Kind, Scanner};
+use scan::Scanner;
+pub use text::How;
+use text::Kind;
 
 /// The rules, as `(kind, source)`: what each masks and where its format is documented. An
 /// assignment's kind is the one its name says (`token`, `password`, ...).

@@ -3,7 +3,7 @@
 //! token's prefix, a name's ending) and a check by hand at the place it was found: no regex,
 //! no allocation, nothing done where no keyword is.
 
-use super::scan::{Ctx, Found};
+use super::text::{Ctx, Found};
 
 /// One rule: the keywords that wake it, its check, and where its format comes from.
 pub(crate) struct Rule {

@@ -30,8 +30,8 @@ pub use tmux_cc::{ExitKind, ServerExit, StopReport, StopStep};
 
 /// The width and height of every terminal, the same on every machine (`docs/design/terminals.md`).
 pub const TERMINAL_SIZE: (u32, u32) = (200, 24);
-/// The rows of history each terminal keeps (`history-limit`).
-pub const HISTORY_LIMIT: u32 = 10_000;
+/// The rows of history each terminal keeps (`history-limit`): the transcript's, the one number.
+pub const HISTORY_LIMIT: u32 = super::transcript::HISTORY_LIMIT as u32;
 /// The oldest bash accepted: bracketed paste exists since 4.4.
 pub const MIN_BASH: (u32, u32) = (4, 4);
 /// The longest the startup check takes.
@@ -194,7 +194,8 @@ pub(crate) struct ControllerState {
 }
 
 /// The terminals of a tenant: its tmux server (owned through tmux-cc), the startup check, and
-/// [`Terminals`](super::Terminals) bound to sessions. Cheap to clone.
+/// [`Terminals`](super::Terminals) bound to sessions ([`Controller::session`], in
+/// `tools.rs`: the controller knows nothing of the tools). Cheap to clone.
 #[derive(Clone)]
 pub struct Controller {
     pub(crate) inner: Arc<ControllerState>,
@@ -390,14 +391,6 @@ impl Controller {
         self.announce_stop();
         let live = self.inner.current_server();
         live.server.stop().await
-    }
-
-    /// The terminal tools bound to the tmux session `session` (a client name). Cheap.
-    pub fn session(&self, session: &str) -> super::Terminals {
-        super::Terminals {
-            controller: self.clone(),
-            session: session.to_string(),
-        }
     }
 }
 

@@ -37,6 +37,16 @@ pub struct Terminals {
     pub(crate) session: String,
 }
 
+impl Controller {
+    /// The terminal tools bound to the tmux session `session` (a client name). Cheap.
+    pub fn session(&self, session: &str) -> Terminals {
+        Terminals {
+            controller: self.clone(),
+            session: session.to_string(),
+        }
+    }
+}
+
 /// How long the processes of a closed window have to end before those still running are reported
 /// as left running: they end on the terminal's hangup, within milliseconds.
 const LEFT_GRACE: Duration = Duration::from_millis(300);

@@ -449,7 +449,7 @@ pub(crate) fn rows_printed(total: usize, since: bool, gone: u64) -> String {
         return format!(
             "[its first {gone} {went} went past the history's {} rows before they could be told: \
              {total} {rows} left",
-            crate::terminals::controller::HISTORY_LIMIT
+            crate::terminals::transcript::HISTORY_LIMIT
         );
     }
     let since = if since { " since the last answer" } else { "" };

@@ -3,7 +3,7 @@
 //! number). Part of [`super`], reached as `texts::...`.
 
 use crate::result::ReadBudget;
-use crate::terminals::controller::HISTORY_LIMIT;
+use crate::terminals::transcript::HISTORY_LIMIT;
 
 /// `rows 1 to 61`, or `row 5` alone.
 fn span(from: u64, to: u64) -> String {
