@@ -44,7 +44,7 @@ fn checks() -> Vec<(&'static str, TerminalCheck)> {
 }
 
 #[test]
-fn nine_tools_in_a_fixed_order() {
+fn the_tools_in_a_fixed_order() {
     let names: Vec<&str> = tools(&TerminalCheck::all_holding(), ReadBudget::DEFAULT)
         .iter()
         .map(|t| t.name)

@@ -44,7 +44,7 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 pub(crate) struct McpState {
     /// Server info and instructions, as initialize and server/discover return them.
     info: ServerConfig,
-    /// The nine tools, with their schemas, descriptions and annotations.
+    /// The tools of the table, with their schemas, descriptions and annotations.
     tools: Vec<Tool>,
     /// The tool runners: the terminals of the tenant and the read budget of the file tools.
     pub(crate) runner: Runner,
@@ -128,7 +128,7 @@ impl McpState {
     }
 }
 
-/// rat's MCP server for one request: the nine tools bound to the session of `peer`.
+/// rat's MCP server for one request: the tools bound to the session of `peer`.
 #[derive(Clone)]
 pub struct RatServer {
     shared: Arc<McpState>,

@@ -1,4 +1,4 @@
-//! The nine tools through a real ratd: rmcp's client over mTLS, a real tmux server and bash.
+//! The tools through a real ratd: rmcp's client over mTLS, a real tmux server and bash.
 
 use std::time::{Duration, Instant};
 
