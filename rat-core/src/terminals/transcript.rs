@@ -29,6 +29,7 @@ mod marks;
 mod paste_mode;
 mod render;
 mod source;
+mod sync_mark;
 #[cfg(test)]
 mod tests;
 

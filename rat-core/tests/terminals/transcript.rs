@@ -299,3 +299,69 @@ async fn every_command_s_rows_are_the_rendering_of_what_it_printed() {
         p.width, p.height
     );
 }
+
+/// A program sets bracketed paste on and, after it did, creates a file: once the file is
+/// there, a sync mark brings the transcript every byte the program printed before, so the mode
+/// it shows is on; the mark leaves no trace on tmux's screen or in the command's rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_mark_brings_every_byte_printed_before_it() {
+    let p = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let pid = p
+        .client
+        .run(&Command::new("display-message").args(["-p", "-t", &p.pane, "#{pane_pid}"]))
+        .await
+        .unwrap();
+    let tty = Path::new("/proc")
+        .join(String::from_utf8_lossy(&pid[0]).trim())
+        .join("fd/0");
+    let mut prompt = p.follow.transcript().prompt();
+    for n in 0..20 {
+        let done = dir.path().join(format!("done{n}"));
+        p.type_line(&format!(
+            "printf 'row {n}\\n\\e[?2004h'; : > {}; sleep 0.3",
+            done.display()
+        ))
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while !done.exists() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{} never made",
+                done.display()
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        // readline turned bracketed paste off when it read the line; the command turned it on.
+        assert!(
+            p.follow.sync(&tty, Duration::from_secs(30)).await,
+            "sync {n}"
+        );
+        assert_eq!(
+            p.follow.transcript().bracketed_paste(),
+            Some(true),
+            "sync {n}"
+        );
+        let next = p.prompt_after(prompt).await;
+        let Some(Report::Framed { lines, .. }) = p.follow.transcript().report(prompt.unwrap())
+        else {
+            panic!("command {n} not framed");
+        };
+        assert_eq!(lines.lines, vec![format!("row {n}")], "command {n}");
+        prompt = Some(next);
+    }
+    let screen = p
+        .client
+        .run(&Command::new("capture-pane").args(["-p", "-t", &p.pane, "-S", "-"]))
+        .await
+        .unwrap();
+    let screen: Vec<String> = screen
+        .iter()
+        .map(|row| String::from_utf8_lossy(row).to_string())
+        .collect();
+    assert!(
+        !screen.iter().any(|row| row.contains("rat-sync")),
+        "{screen:?}"
+    );
+    assert!(screen.iter().any(|row| row == "row 19"), "{screen:?}");
+}

@@ -234,16 +234,17 @@ impl Terminals {
         };
         let typed = program.is_some() && types_as_keys(&input.text);
         // The program's bracketed-paste mode as its bytes show it before the paste: what tmux
-        // brackets the paste by.
-        let bracketed = program.is_some()
-            && !typed
-            && !input.text.is_empty()
-            && self
-                .inner()
-                .current_server()
-                .follows
-                .get(turn.pane())
-                .is_some_and(|f| f.transcript().bracketed_paste() == Some(true));
+        // brackets the paste by. The transcript has them all once a sync mark came through.
+        let pasted_to_program = program.is_some() && !typed && !input.text.is_empty();
+        let follow = self.inner().current_server().follows.get(turn.pane());
+        let bracketed = match follow.filter(|_| pasted_to_program) {
+            Some(follow) => {
+                let tty = std::path::PathBuf::from(format!("/proc/{pane_pid}/fd/0"));
+                follow.sync(&tty, SYNC_WITHIN).await;
+                follow.transcript().bracketed_paste() == Some(true)
+            }
+            None => false,
+        };
         let enter = tmux_cc::send_keys(&target, &["Enter"]);
         let after: &[Command] = if input.enter {
             std::slice::from_ref(&enter)
@@ -440,6 +441,11 @@ fn tty_echoes(pane_pid: u32) -> bool {
     nix::sys::termios::tcgetattr(&tty)
         .is_ok_and(|t| t.local_flags.contains(nix::sys::termios::LocalFlags::ECHO))
 }
+
+/// How long a paste into a program waits, at most, for the pane's transcript to have what the
+/// program printed before it (its bracketed-paste mode): a few milliseconds, unless the
+/// machine is loaded or the terminal's output stopped.
+const SYNC_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The longest text send_text types as keys into a program rather than pasting.
 const TYPED_AT_MOST: usize = 1024;
