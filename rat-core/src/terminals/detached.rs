@@ -117,8 +117,6 @@ fn marked(all: &HashMap<u32, Stat>, marks: &Marks) -> Vec<u32> {
 pub(crate) struct Before {
     /// The pane's shell, which ends with the window: never named.
     pane_pid: u32,
-    /// Its start time (`/proc/PID/stat`), telling it from a process given its pid later.
-    pane_start: Option<u64>,
     /// Its processes, by pid.
     noted: Vec<Noted>,
     /// The marks of its pane, `None` when its shell's environment could not be read.
@@ -172,7 +170,6 @@ pub(crate) fn note(pane_pid: u32) -> Before {
     noted.sort_by_key(|n| n.pid);
     Before {
         pane_pid,
-        pane_start: all.get(&pane_pid).map(|s| s.start),
         noted,
         marks,
     }
@@ -183,14 +180,6 @@ impl Before {
     #[cfg(test)]
     fn noted(&self) -> &[Noted] {
         &self.noted
-    }
-
-    /// Whether the pane's shell still runs: the hangup reaches the window's jobs through it
-    /// (bash sends SIGHUP on to its jobs as it exits), so until it ended they have not had it.
-    fn shell_running(&self) -> bool {
-        self.pane_start.is_some_and(|start| {
-            stat(self.pane_pid).is_some_and(|s| s.start == start && s.state != b'Z')
-        })
     }
 
     /// Adds to `left` the processes started from the pane since it was noted (a process the
@@ -225,31 +214,17 @@ fn still_running(n: &mut Noted) -> bool {
     }
 }
 
-/// How much longer than the grace [`left_running`] waits for the pane's shell to end (a shell
-/// that ignores SIGHUP never does).
-const SHELL_AT_MOST: Duration = Duration::from_secs(3);
-
 /// Of the processes of a window noted before its kill (`before`), those still running once the
-/// window's own have had `grace` to end after its shell did (they end on the hangup of the
-/// terminal, within milliseconds), with those started from it since (found by the pane's marks, looked for
+/// window's own have had `grace` to end (they end on the hangup of the terminal, within
+/// milliseconds), with those started from it since (found by the pane's marks, looked for
 /// whenever the ones known are all gone, and at the end). Polled, so that a window leaving
 /// nothing returns as soon as its processes are gone; sorted by pid.
 pub(crate) async fn left_running(before: Before, grace: Duration) -> Vec<Noted> {
-    let now = tokio::time::Instant::now();
-    let mut deadline = now + grace;
-    let longest = now + grace + SHELL_AT_MOST;
-    let mut shell = before.shell_running();
+    let deadline = tokio::time::Instant::now() + grace;
     let mut left = before.noted.clone();
     loop {
         left.retain_mut(still_running);
-        let now = tokio::time::Instant::now();
-        // The grace runs from the shell's end: on a loaded machine bash may take longer than
-        // the grace to get the hangup and send it on to its jobs.
-        if shell && !before.shell_running() {
-            shell = false;
-            deadline = deadline.max(now + grace).min(longest);
-        }
-        let over = now >= deadline && (!shell || now >= longest);
+        let over = tokio::time::Instant::now() >= deadline;
         if left.is_empty() || over {
             let known = left.len();
             before.started_since(&mut left);
@@ -334,7 +309,6 @@ mod tests {
             .collect();
         let only = |noted: &[Noted]| Before {
             pane_pid: std::process::id(),
-            pane_start: None,
             noted: noted.to_vec(),
             marks: None,
         };
@@ -345,38 +319,5 @@ mod tests {
             left_running(only(&it), Duration::from_secs(5)).await,
             vec![]
         );
-    }
-    /// The grace runs from the shell's end: a process that ends a while after the shell (as a
-    /// job does once bash sends it the hangup) is not named, though the shell outlived the
-    /// grace itself.
-    #[tokio::test]
-    async fn the_grace_runs_from_the_shells_end() {
-        let mut shell = std::process::Command::new("sleep")
-            .arg("1")
-            .spawn()
-            .unwrap();
-        let mut job = std::process::Command::new("sleep")
-            .arg("1.3")
-            .spawn()
-            .unwrap();
-        let all = all_processes();
-        let before = Before {
-            pane_pid: shell.id(),
-            pane_start: all.get(&shell.id()).map(|s| s.start),
-            noted: vec![super::noted(&all, job.id()).unwrap()],
-            marks: None,
-        };
-        // Reaped as they end, so that neither stays a zombie of this process.
-        let reap = std::thread::spawn(move || {
-            shell.wait().unwrap();
-            job.wait().unwrap();
-        });
-        let started = std::time::Instant::now();
-        assert_eq!(
-            left_running(before, Duration::from_millis(500)).await,
-            vec![]
-        );
-        assert!(started.elapsed() >= Duration::from_millis(1000));
-        reap.join().unwrap();
     }
 }
